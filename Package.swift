@@ -1,0 +1,101 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One target per layer; pure logic (RegistryCore) at the bottom, wiring (DeviceRegistry) at the top.
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "DeviceRegistry",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "device-registry", targets: ["DeviceRegistry"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .target(name: "RegistryCore", swiftSettings: swiftSettings),
+        .target(name: "Crypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "Postgres",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Store",
+            dependencies: ["RegistryCore", "Postgres", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "API",
+            dependencies: [
+                "RegistryCore", "Store", "HTTPServer", "Crypto", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "DeviceRegistry",
+            dependencies: [
+                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "Crypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Postgres", "HTTPServer", "API", "Store", "RegistryCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: [
+                "HTTPServer", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "APITests", dependencies: ["API", "Store", "RegistryCore", "Crypto", "TestSupport"],
+            swiftSettings: swiftSettings),
+    ]
+)
