@@ -27,7 +27,7 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         .target(name: "RegistryCore", swiftSettings: swiftSettings),
-        .target(name: "Crypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "RegistryCore", "Store", "HTTPServer", "Crypto", "Postgres",
+                "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "Crypto",
+                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -83,7 +83,7 @@ let package = Package(
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
@@ -95,7 +95,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "APITests", dependencies: ["API", "Store", "RegistryCore", "Crypto", "TestSupport"],
+            name: "APITests", dependencies: ["API", "Store", "RegistryCore", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),
     ]
 )
