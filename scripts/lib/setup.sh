@@ -1,0 +1,58 @@
+# Shared by scripts/serve, scripts/test and scripts/bench: install what is missing, run a local
+# PostgreSQL cluster as the `postgres` user (it refuses to run as root). Source it; do not run it.
+
+# Installs the Debian packages that provide the given commands or headers, only when missing.
+ensure_packages() {
+  local missing=()
+  command -v pkg-config >/dev/null || missing+=(pkg-config)
+  pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+  pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
+  [[ -x "$(pg_bindir)/initdb" ]] || missing+=(postgresql postgresql-contrib)
+  command -v runuser >/dev/null || missing+=(util-linux)
+  command -v psql >/dev/null || missing+=(postgresql-client)
+  missing+=("$@")
+  local need=()
+  for p in "${missing[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+  [[ ${#need[@]} -eq 0 ]] && return 0
+  echo "Installing: ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2 && apt-get install -y -qq "${need[@]}" >&2
+}
+
+# The newest installed PostgreSQL server's bin directory.
+pg_bindir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  echo "${dir:-/usr/lib/postgresql/15/bin}"
+}
+
+# as_postgres CMD…: runs a server command as the postgres user (root cannot run the server).
+as_postgres() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# start_cluster DIR PORT: initialises DIR once (trust auth, loopback only) and starts it.
+start_cluster() {
+  local dir=$1 port=$2 bin
+  bin=$(pg_bindir)
+  mkdir -p "$dir"
+  [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+  chmod 700 "$dir"
+  if [[ ! -f $dir/PG_VERSION ]]; then
+    as_postgres "$bin/initdb" -D "$dir" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+  fi
+  if ! as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    as_postgres "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start \
+      -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='$dir' -c max_connections=300" >/dev/null
+  fi
+}
+
+# stop_cluster DIR: fast shutdown; quiet when it is not running.
+stop_cluster() {
+  as_postgres "$(pg_bindir)/pg_ctl" -D "$1" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# free_port: a TCP port nobody listens on now.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
