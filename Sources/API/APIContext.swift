@@ -1,0 +1,37 @@
+import Foundation
+import HTTPServer
+import Logging
+import RegistryCore
+import Store
+
+/// What every route needs: the stores, authentication, the logger and the event counters.
+struct APIContext: Sendable {
+    let devices: DeviceStore
+    let providers: ProviderStore
+    let keys: APIKeyStore
+    let authenticator: Authenticator
+    let events: RegistryEvents
+    let logger: Logger
+
+    /// A handler behind `Authorization: Bearer` with `scope`. Whatever `body` throws becomes a
+    /// problem response through the one mapping table; the key's id goes to the access log.
+    func guarded(
+        _ scope: APIKeyScope, _ body: @escaping @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
+    ) -> Handler {
+        { request in
+            var logger = self.logger
+            logger[metadataKey: "request_id"] = "\(request.requestID)"
+            var caller: Caller?
+            do {
+                caller = try await authenticator.authenticate(request, requiring: scope)
+                var response = try await body(request, caller!)
+                response.logMetadata["key_id"] = caller!.keyID
+                return response
+            } catch {
+                var response = HTTPResponse.problem(ProblemMapping.problem(for: error, logger: logger))
+                if let caller { response.logMetadata["key_id"] = caller.keyID }
+                return response
+            }
+        }
+    }
+}

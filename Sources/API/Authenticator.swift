@@ -1,0 +1,46 @@
+import HTTPServer
+import RegistryCore
+import RegistryCrypto
+import Store
+
+/// Who is calling: the key's id (for logs, never the key) and what it may do.
+struct Caller: Sendable {
+    let keyID: String
+    let scopes: Set<APIKeyScope>
+}
+
+/// Bearer-key authentication for every /v1 route. Keys come only from the Authorization header,
+/// never the query string. Every request reads the key's row, so a revocation is in force on the
+/// very next request.
+struct Authenticator: Sendable {
+    let keys: APIKeyStore
+    let limiter: BadKeyLimiter
+
+    /// Throws 429 for a client that has presented too many bad keys, `.unauthenticated` (401) for a
+    /// missing, malformed, unknown or revoked key, `.forbidden` (403) for a key without `scope`.
+    func authenticate(_ request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
+        let client = request.remoteAddress ?? "unknown"
+        if let wait = limiter.retryAfter(client: client) {
+            throw Problem(
+                status: .tooManyRequests, title: "Too many requests",
+                detail: "too many invalid API keys from this address; wait before trying again",
+                headers: ["Retry-After": "\(wait)"])
+        }
+        guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
+        guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented),
+            let key = try await keys.authenticate(secretHash: secret.hashHex)
+        else {
+            limiter.recordFailure(client: client)
+            throw RegistryError.unauthenticated
+        }
+        guard key.scopes.contains(where: { $0.allows(scope) }) else { throw RegistryError.forbidden(required: scope) }
+        return Caller(keyID: key.id, scopes: key.scopes)
+    }
+
+    /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space).
+    static func bearer(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+        return String(parts[1])
+    }
+}

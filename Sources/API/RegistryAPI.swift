@@ -1,0 +1,45 @@
+import HTTPServer
+import Logging
+import Postgres
+import Store
+
+/// The DeviceRegistry HTTP API: every route, wired to the stores. Knows HTTP only through the
+/// HTTPServer layer's Router and the database only through the stores and the pool.
+public struct RegistryAPI: Sendable {
+    public struct Configuration: Sendable {
+        /// Most devices one user may have; past it the least recently seen are evicted.
+        public var userDeviceCap = DeviceStore.defaultUserDeviceCap
+        /// Body limit of `POST /v1/devices/batch` (1,000 registrations).
+        public var batchBodyLimit = 1024 * 1024
+        /// The text served at `/openapi.yaml`.
+        public var openAPIDocument = ""
+        public init() {}
+    }
+
+    let context: APIContext
+    let operational: OperationalRoutes
+
+    public init(
+        pool: PostgresPool, migrator: Migrator, configuration: Configuration, logger: Logger,
+        metricsText: @escaping @Sendable () -> String
+    ) {
+        let keys = APIKeyStore(pool: pool)
+        context = APIContext(
+            devices: DeviceStore(pool: pool, userDeviceCap: configuration.userDeviceCap),
+            providers: ProviderStore(pool: pool), keys: keys,
+            authenticator: Authenticator(keys: keys, limiter: BadKeyLimiter()),
+            events: RegistryEvents(), logger: logger)
+        operational = OperationalRoutes(
+            pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+    }
+
+    public func router() -> Router {
+        var router = Router()
+        operational.add(to: &router)
+        context.addDeviceRoutes(to: &router)
+        context.addUserDeviceRoutes(to: &router)
+        context.addProviderRoutes(to: &router)
+        context.addKeyRoutes(to: &router)
+        return router
+    }
+}

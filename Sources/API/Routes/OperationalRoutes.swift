@@ -1,0 +1,41 @@
+import HTTPServer
+import NIOCore
+import Postgres
+
+/// Routes for orchestrators and operators; none needs a key.
+struct OperationalRoutes: Sendable {
+    let pool: PostgresPool
+    let migrator: Migrator
+    let openAPIDocument: String
+    let metricsText: @Sendable () -> String
+
+    func add(to router: inout Router) {
+        router.add(.GET, "/healthz") { _ in .json(StatusBody(status: "ok")) }
+
+        // Ready only when the database answers and its schema is the one this build expects, so
+        // a load balancer never routes to an instance that would answer 503 or run on old tables.
+        router.add(.GET, "/readyz") { _ in
+            guard await pool.ping(), case .current? = try? await migrator.status(pool) else {
+                return .problem(
+                    Problem(
+                        status: .serviceUnavailable, title: "Not ready",
+                        detail: "the database is unreachable or its migrations are not current",
+                        headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
+            }
+            return .json(StatusBody(status: "ready"))
+        }
+
+        router.add(.GET, "/openapi.yaml") { _ in
+            text(openAPIDocument, contentType: "application/yaml")
+        }
+
+        router.add(.GET, "/metrics") { _ in
+            text(metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+    }
+
+    private func text(_ text: String, contentType: String) -> HTTPResponse {
+        HTTPResponse(
+            status: .ok, headers: ["Content-Type": contentType], body: .bytes(ByteBuffer(string: text)), logMetadata: [:])
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import HTTPServer
+import NIOCore
+
+/// Where `serve` listens and the HTTP limits and timeouts it enforces.
+struct HTTPOptions: ParsableArguments {
+    @Option(help: "Address to listen on; 0.0.0.0 for all interfaces. (env: HOST, default: 127.0.0.1)")
+    var host: String?
+    @Option(help: "TCP port; 0 picks a free one. (env: PORT, default: 8080)")
+    var port: Int?
+    @Option(help: "Longest request line in bytes; longer → 414. (env: MAX_REQUEST_LINE_BYTES, default: 8192)")
+    var maxRequestLineBytes: Int?
+    @Option(help: "Largest header block in bytes; larger → 431. (env: MAX_HEADER_BYTES, default: 16384)")
+    var maxHeaderBytes: Int?
+    @Option(help: "Most header fields per request; more → 431. (env: MAX_HEADER_COUNT, default: 64)")
+    var maxHeaderCount: Int?
+    @Option(help: "Largest request body in bytes; larger → 413 (the batch route allows 1 MiB). (env: MAX_BODY_BYTES, default: 65536)")
+    var maxBodyBytes: Int?
+    @Option(help: "Seconds a kept-alive connection may sit idle. (env: IDLE_TIMEOUT_SECONDS, default: 60)")
+    var idleTimeoutSeconds: Int?
+    @Option(help: "Seconds a client has to send a request's headers. (env: HEADER_TIMEOUT_SECONDS, default: 10)")
+    var headerTimeoutSeconds: Int?
+    @Option(help: "Seconds a client has to send a request's body. (env: BODY_TIMEOUT_SECONDS, default: 10)")
+    var bodyTimeoutSeconds: Int?
+    @Option(help: "Requests served on one connection before it is closed. (env: MAX_REQUESTS_PER_CONNECTION, default: 1000)")
+    var maxRequestsPerConnection: Int?
+    @Option(help: "Seconds in-flight requests get to finish at shutdown. (env: SHUTDOWN_GRACE_SECONDS, default: 10)")
+    var shutdownGraceSeconds: Int?
+
+    func configuration() throws -> HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
+        let positive = { (value: Int) in value > 0 }
+        configuration.host = try Setting.resolve(host, env: "HOST", default: configuration.host)
+        configuration.port = try Setting.resolve(
+            port, env: "PORT", default: configuration.port, valid: { (0...65535).contains($0) }, expected: "a port from 0 to 65535")
+        configuration.maxRequestLineBytes = try Setting.resolve(
+            maxRequestLineBytes, env: "MAX_REQUEST_LINE_BYTES", default: configuration.maxRequestLineBytes,
+            valid: positive, expected: "a positive number of bytes")
+        configuration.maxHeaderBytes = try Setting.resolve(
+            maxHeaderBytes, env: "MAX_HEADER_BYTES", default: configuration.maxHeaderBytes,
+            valid: positive, expected: "a positive number of bytes")
+        configuration.maxHeaderCount = try Setting.resolve(
+            maxHeaderCount, env: "MAX_HEADER_COUNT", default: configuration.maxHeaderCount,
+            valid: positive, expected: "a positive number")
+        configuration.maxBodyBytes = try Setting.resolve(
+            maxBodyBytes, env: "MAX_BODY_BYTES", default: configuration.maxBodyBytes,
+            valid: positive, expected: "a positive number of bytes")
+        configuration.idleTimeout = .seconds(Int64(try Setting.resolve(
+            idleTimeoutSeconds, env: "IDLE_TIMEOUT_SECONDS", default: 60, valid: positive, expected: "a positive number of seconds")))
+        configuration.headerReadTimeout = .seconds(Int64(try Setting.resolve(
+            headerTimeoutSeconds, env: "HEADER_TIMEOUT_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
+        configuration.bodyReadTimeout = .seconds(Int64(try Setting.resolve(
+            bodyTimeoutSeconds, env: "BODY_TIMEOUT_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
+        configuration.maxRequestsPerConnection = try Setting.resolve(
+            maxRequestsPerConnection, env: "MAX_REQUESTS_PER_CONNECTION", default: configuration.maxRequestsPerConnection,
+            valid: positive, expected: "a positive number")
+        configuration.shutdownGracePeriod = .seconds(Int64(try Setting.resolve(
+            shutdownGraceSeconds, env: "SHUTDOWN_GRACE_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
+        return configuration
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+
+/// One JSON object per line on stdout (stderr for one-shot commands) (`LOG_FORMAT=json`), for log shippers.
+/// Each line is a single write, so concurrent log lines never interleave.
+struct JSONLogHandler: LogHandler {
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    let label: String
+    var toStandardError = false
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+        source: String, file: String, function: String, line: UInt
+    ) {
+        var object: [String: Any] = [
+            "time": Self.timestamp(), "level": level.rawValue, "logger": label, "message": message.description,
+        ]
+        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
+            object[key] = Self.plain(value)
+        }
+        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        data.append(0x0A)
+        (toStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(data)
+    }
+
+    private static func plain(_ value: Logger.MetadataValue) -> Any {
+        switch value {
+        case .string(let string): string
+        case .stringConvertible(let convertible): convertible.description
+        case .array(let values): values.map(plain)
+        case .dictionary(let values): values.mapValues(plain)
+        }
+    }
+
+    private static func timestamp() -> String {
+        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,99 @@
+import API
+import ArgumentParser
+import Foundation
+import HTTPServer
+import Logging
+import Metrics
+import NIOCore
+import Postgres
+import Prometheus
+import ServiceLifecycle
+import Store
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Migrate the database and serve the HTTP API until SIGTERM or SIGINT.",
+        discussion: "Every option falls back to the environment variable named in its help, then to its default.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var http: HTTPOptions
+
+    @Option(help: "Most devices one user may have; registering past it evicts the least recently seen. (env: USER_DEVICE_CAP, default: 25)")
+    var userDeviceCap: Int?
+
+    @Flag(help: "Do not apply migrations at start; /readyz stays 503 until they are applied. (env: SKIP_MIGRATIONS=true)")
+    var skipMigrations = false
+
+    @Flag(help: "Start even when the database runs with fsync or synchronous_commit off, which can lose acknowledged writes. (env: ALLOW_UNSAFE_DURABILITY=true)")
+    var allowUnsafeDurability = false
+
+    @Option(help: "Run the stale-device prune this often, e.g. 1d; off unless given. (env: PRUNE_EVERY)")
+    var pruneEvery: String?
+
+    @Option(help: "What the periodic prune deletes: devices not seen for this long. (env: PRUNE_NOT_SEEN_FOR, default: 270d)")
+    var pruneNotSeenFor: String?
+
+    @Option(help: "The openapi.yaml to serve. (env: OPENAPI_PATH, default: beside the executable or above it)")
+    var openapiPath: String?
+
+    func run() async throws {
+        let logger = try logging.bootstrap()
+        let serverConfiguration = try http.configuration()
+        var apiConfiguration = RegistryAPI.Configuration()
+        apiConfiguration.userDeviceCap = try Setting.resolve(
+            userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap, valid: { (1...1000).contains($0) }, expected: "1–1000")
+        let openAPIURL = try ResourceLocator.locate("openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
+        apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
+        let setup = DatabaseSetup(
+            migrator: Migrator(migrations: try database.migrations()),
+            migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),
+            allowUnsafeDurability: try Setting.resolve(
+                allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
+            adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
+        let pruner = try pruneSchedule()
+
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        BuildInfo.record()
+
+        let pool = PostgresPool(configuration: try database.configuration(), logger: logger)
+        // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
+        // unreachable database does not: the server starts, /readyz says 503, setup retries.
+        let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
+        let api = RegistryAPI(
+            pool: pool, migrator: setup.migrator, configuration: apiConfiguration, logger: logger,
+            metricsText: { Self.exposition(metrics, pool: pool) })
+        let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
+        if let pruner { services.append(.init(service: PruneService(pool: pool, schedule: pruner, logger: logger))) }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        await pool.shutdown()
+        logger.info("stopped")
+    }
+
+    private func pruneSchedule() throws -> PruneService.Schedule? {
+        guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else { return nil }
+        let age = Setting.optional(pruneNotSeenFor, env: "PRUNE_NOT_SEEN_FOR") ?? "270d"
+        return PruneService.Schedule(
+            every: try PruneCommand.age(every, option: "--prune-every"),
+            notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"))
+    }
+
+    /// The Prometheus text, with the pool's gauges read at scrape time.
+    private static func exposition(_ registry: PrometheusCollectorRegistry, pool: PostgresPool) -> String {
+        let statistics = pool.statistics
+        Gauge(label: "db_pool_connections", dimensions: [("state", "in_use")]).record(statistics.inUse)
+        Gauge(label: "db_pool_connections", dimensions: [("state", "idle")]).record(statistics.idle)
+        Gauge(label: "db_pool_size").record(statistics.size)
+        Gauge(label: "db_pool_waiting").record(statistics.waiting)
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

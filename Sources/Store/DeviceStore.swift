@@ -1,0 +1,105 @@
+import Foundation
+import Postgres
+import RegistryCore
+
+/// The registry's device SQL. Every method is one transaction; when it returns, it has committed.
+/// Postgres errors other than the ones mapped here propagate as `PostgresError`.
+public struct DeviceStore: Sendable {
+    let pool: PostgresPool
+    /// Most devices one user may have; registering past it evicts the least recently seen.
+    public let userDeviceCap: Int
+
+    public static let defaultUserDeviceCap = 25
+
+    public init(pool: PostgresPool, userDeviceCap: Int = defaultUserDeviceCap) {
+        self.pool = pool
+        self.userDeviceCap = userDeviceCap
+    }
+
+    /// Registers one token (see `register_device()` in the migrations for the race handling).
+    /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
+    public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
+        let cap = userDeviceCap
+        return try await pool.withConnection { connection in
+            try RegisterStatement.run(registration, userDeviceCap: cap, on: connection)
+        }
+    }
+
+    /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
+    public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
+        let cap = userDeviceCap
+        return try await pool.withTransaction { connection in
+            try registrations.map { try RegisterStatement.run($0, userDeviceCap: cap, on: connection) }
+        }
+    }
+
+    /// A user's devices, most recently seen first. Disabled devices only when asked for.
+    public func devices(
+        of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false
+    ) async throws -> [Device] {
+        try await pool.withConnection { connection in
+            try connection.queryPrepared(
+                """
+                SELECT \(DeviceColumns.list) FROM devices
+                 WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
+                   AND ($4::boolean OR disabled_at IS NULL)
+                 ORDER BY last_seen_at DESC, id DESC
+                """, [user.value, type?.rawValue, provider?.value, includeDisabled]
+            ).rows.map(DeviceColumns.device)
+        }
+    }
+
+    /// The device holding `token`. Throws `.notFound`, or `.conflict` when the token exists under
+    /// several providers and none was named.
+    public func device(token: String, provider: ProviderName?) async throws -> Device {
+        let lookup = TokenLookup(token)
+        let rows = try await pool.withConnection { connection in
+            try connection.queryPrepared(
+                """
+                SELECT \(DeviceColumns.list) FROM devices
+                 WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3) LIMIT 2
+                """, lookup.parameters + [provider?.value]
+            ).rows
+        }
+        guard let row = rows.first else { throw RegistryError.notFound("device") }
+        guard rows.count == 1 else {
+            throw RegistryError.conflict("the token is registered under several providers; name one with ?provider=")
+        }
+        return try DeviceColumns.device(from: row)
+    }
+
+    /// Logout of one device: removes the token only while it belongs to `user`. A token that has
+    /// since moved to another user is left alone, so a late logout hook cannot unregister the
+    /// next user's phone. Returns whether a row was removed.
+    @discardableResult
+    public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
+        let lookup = TokenLookup(token)
+        return try await pool.withConnection { connection in
+            try connection.queryPrepared(
+                """
+                DELETE FROM devices
+                 WHERE \(TokenLookup.condition(1)) AND user_id = $3 AND ($4::text IS NULL OR provider = $4)
+                """, lookup.parameters + [user.value, provider?.value]
+            ).affectedRows > 0
+        }
+    }
+
+    /// Logout everywhere / account deletion. Returns how many devices were removed.
+    public func unregisterAll(user: UserID) async throws -> Int {
+        try await pool.withConnection { connection in
+            try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value]).affectedRows
+        }
+    }
+
+    /// Removes a token whoever owns it (senders and admins). Returns whether a row was removed.
+    @discardableResult
+    public func delete(token: String, provider: ProviderName?) async throws -> Bool {
+        let lookup = TokenLookup(token)
+        return try await pool.withConnection { connection in
+            try connection.queryPrepared(
+                "DELETE FROM devices WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3)",
+                lookup.parameters + [provider?.value]
+            ).affectedRows > 0
+        }
+    }
+}
