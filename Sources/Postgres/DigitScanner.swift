@@ -1,0 +1,65 @@
+/// A cursor over ASCII text for the timestamp parser.
+struct DigitScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    var isAtEnd: Bool { index == bytes.count }
+
+    mutating func skip(_ character: Character) -> Bool {
+        guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else { return false }
+        index += 1
+        return true
+    }
+
+    /// Exactly `digits` decimal digits.
+    mutating func number(digits: Int) -> Int? {
+        guard index + digits <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[index..<index + digits] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        index += digits
+        return value
+    }
+
+    /// Fractional seconds as microseconds; digits past the sixth are dropped.
+    mutating func fraction() -> Int64? {
+        var micros: Int64 = 0
+        var count = 0
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            if count < 6 { micros = micros * 10 + Int64(bytes[index] - UInt8(ascii: "0")) }
+            count += 1
+            index += 1
+        }
+        guard count > 0 else { return nil }
+        for _ in count..<max(count, 6) { micros *= 10 }
+        return micros
+    }
+
+    /// `Z`, `±HH`, `±HH:MM` or `±HH:MM:SS`; nothing at all means UTC.
+    mutating func offsetSeconds() -> Int64? {
+        if isAtEnd || skip("Z") { return 0 }
+        let sign: Int64
+        if skip("+") {
+            sign = 1
+        } else if skip("-") {
+            sign = -1
+        } else {
+            return nil
+        }
+        guard let hours = number(digits: 2) else { return nil }
+        var seconds = hours * 3600
+        if skip(":") {
+            guard let minutes = number(digits: 2) else { return nil }
+            seconds += minutes * 60
+            if skip(":") {
+                guard let extra = number(digits: 2) else { return nil }
+                seconds += extra
+            }
+        }
+        return sign * Int64(seconds)
+    }
+}

@@ -1,0 +1,54 @@
+/// One-dimensional `text[]` literals: what the server prints and what it parses.
+enum PostgresArrayLiteral {
+    /// `{"a","b\"c"}`: every element quoted, backslashes and quotes escaped.
+    static func format(_ elements: [String]) -> String {
+        var literal = "{"
+        for (position, element) in elements.enumerated() {
+            if position > 0 { literal += "," }
+            literal += "\""
+            for character in element {
+                if character == "\"" || character == "\\" { literal += "\\" }
+                literal.append(character)
+            }
+            literal += "\""
+        }
+        return literal + "}"
+    }
+
+    /// Parses the server's output, where elements are quoted only when they need it and a bare
+    /// `NULL` is SQL NULL. Returns nil for NULL elements, nested arrays and malformed text.
+    static func parse(_ literal: String) -> [String]? {
+        let bytes = Array(literal.utf8)
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
+        if bytes.count == 2 { return [] }
+        var elements: [String] = []
+        var index = 1
+        while true {
+            var element: [UInt8] = []
+            let quoted = bytes[index] == UInt8(ascii: "\"")
+            if quoted { index += 1 }
+            while true {
+                guard index < bytes.count - (quoted ? 1 : 0) else { return nil }
+                let byte = bytes[index]
+                if quoted && byte == UInt8(ascii: "\"") {
+                    index += 1
+                    break
+                }
+                if !quoted && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")) { break }
+                if byte == UInt8(ascii: "{") && !quoted { return nil }
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    guard index < bytes.count else { return nil }
+                }
+                element.append(bytes[index])
+                index += 1
+            }
+            if !quoted && element == Array("NULL".utf8) { return nil }
+            elements.append(String(decoding: element, as: UTF8.self))
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: "}") { return index == bytes.count - 1 ? elements : nil }
+            guard bytes[index] == UInt8(ascii: ",") else { return nil }
+            index += 1
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// How the pool reaches PostgreSQL and how long it waits for it.
+public struct PostgresConfiguration: Sendable {
+    /// A libpq connection URI or keyword string (`DATABASE_URL`). Settings in it win over
+    /// `applicationName` and the TCP keepalive defaults.
+    public var url: String
+    public var applicationName = "device-registry"
+    /// Budget for opening one connection, TCP and startup included.
+    public var connectTimeout: Duration = .seconds(2)
+    /// Set as `statement_timeout` on every connection. A reply that takes a second longer than this
+    /// means the server or the network is stuck; the connection is then dropped as lost.
+    public var statementTimeout: Duration = .seconds(1)
+    public var poolSize = 10
+    /// How long a caller waits for a free connection before `.poolTimeout`.
+    public var poolWaitTimeout: Duration = .milliseconds(500)
+
+    public init(
+        url: String,
+        applicationName: String = "device-registry",
+        connectTimeout: Duration = .seconds(2),
+        statementTimeout: Duration = .seconds(1),
+        poolSize: Int = 10,
+        poolWaitTimeout: Duration = .milliseconds(500)
+    ) {
+        self.url = url
+        self.applicationName = applicationName
+        self.connectTimeout = connectTimeout
+        self.statementTimeout = statementTimeout
+        self.poolSize = poolSize
+        self.poolWaitTimeout = poolWaitTimeout
+    }
+}

@@ -1,0 +1,56 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// Runs `statements` in ONE transaction and one round trip: BEGIN, the statements and COMMIT go
+    /// out together in pipeline mode, then the replies are read in order. Returns one result per
+    /// statement. When a statement (or the COMMIT) fails, the transaction is rolled back and
+    /// `PipelineFailure` names it. A broken connection throws `PostgresError` itself.
+    ///
+    /// Statements and replies should stay small (kilobytes); pipelines are for a few related writes.
+    public func pipelineTransaction(
+        _ statements: [(sql: String, parameters: [(any PostgresEncodable)?])]
+    ) throws -> [PostgresResult] {
+        guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
+        }
+        let start = ContinuousClock.now
+        defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
+        let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
+            [("BEGIN", [])] + statements + [("COMMIT", [])]
+        for statement in all {
+            try send(statement.parameters) {
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, $0, nil, nil, 0)
+            }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
+        try flush()
+
+        var results: [PostgresResult] = []
+        var failure: PipelineFailure?
+        for position in all.indices {
+            while let result = try nextResult() {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                    if position > 0 && position <= statements.count { results.append(PostgresResult(copying: result)) }
+                case PGRES_PIPELINE_ABORTED:
+                    break
+                default:
+                    let error = error(from: result)
+                    if case .connectionLost = error { throw error }
+                    if failure == nil { failure = PipelineFailure(index: max(0, position - 1), error: error) }
+                }
+            }
+        }
+        guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { throw lost(outcomeUnknown: true) }
+        if let failure {
+            rollBackIfNeeded()
+            throw failure
+        }
+        return results
+    }
+}

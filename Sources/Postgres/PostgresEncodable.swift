@@ -1,0 +1,42 @@
+import Foundation
+
+/// A value sent as a text-format parameter (`$1`, `$2`, …). The server parses it, so SQL is never
+/// built by interpolation. `nil` means SQL NULL. Text cannot carry NUL characters; PostgreSQL
+/// refuses them in `text` anyway.
+public protocol PostgresEncodable: Sendable {
+    var postgresText: String? { get }
+}
+
+extension String: PostgresEncodable {
+    public var postgresText: String? { self }
+}
+
+extension Int: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int64: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int32: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Bool: PostgresEncodable {
+    public var postgresText: String? { self ? "t" : "f" }
+}
+
+extension Date: PostgresEncodable {
+    /// RFC 3339 in UTC with microseconds, the precision of `timestamptz`.
+    public var postgresText: String? { PostgresTimestamp.format(self) }
+}
+
+extension Array: PostgresEncodable where Element == String {
+    /// A `text[]` literal; every element is quoted, so commas, quotes and braces survive.
+    public var postgresText: String? { PostgresArrayLiteral.format(self) }
+}
+
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    public var postgresText: String? { self?.postgresText ?? nil }
+}
