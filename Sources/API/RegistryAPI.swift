@@ -11,6 +11,9 @@ public struct RegistryAPI: Sendable {
         public var userDeviceCap = DeviceStore.defaultUserDeviceCap
         /// Body limit of `POST /v1/devices/batch` (1,000 registrations).
         public var batchBodyLimit = 1024 * 1024
+        /// Bad keys one client address may present per window before it is answered 429.
+        public var badKeyLimit = 20
+        public var badKeyWindow = Duration.seconds(60)
         /// The text served at `/openapi.yaml`.
         public var openAPIDocument = ""
         public init() {}
@@ -27,7 +30,8 @@ public struct RegistryAPI: Sendable {
         context = APIContext(
             devices: DeviceStore(pool: pool, userDeviceCap: configuration.userDeviceCap),
             providers: ProviderStore(pool: pool), keys: keys,
-            authenticator: Authenticator(keys: keys, limiter: BadKeyLimiter()),
+            authenticator: Authenticator(
+                keys: keys, limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow)),
             events: RegistryEvents(), logger: logger)
         operational = OperationalRoutes(
             pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
@@ -40,6 +44,7 @@ public struct RegistryAPI: Sendable {
         context.addUserDeviceRoutes(to: &router)
         context.addProviderRoutes(to: &router)
         context.addKeyRoutes(to: &router)
+        context.addLifecycleRoutes(to: &router)
         return router
     }
 }

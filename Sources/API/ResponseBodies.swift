@@ -95,3 +95,5 @@ struct APIKeyBody: Encodable {
 }
 struct CreatedKeyBody: Encodable { let key: APIKeyBody; let secret: String }
 struct KeysBody: Encodable { let keys: [APIKeyBody] }
+struct RegistrationsBody: Encodable { let registrations: [RegistrationBody] }
+struct FeedbackBody: Encodable { let action: String }

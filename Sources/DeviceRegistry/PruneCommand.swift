@@ -27,9 +27,9 @@ struct PruneCommand: AsyncParsableCommand {
 
     /// Seconds in a duration like `270d`, or one clear line saying what is expected.
     static func age(_ text: String, option: String) throws -> TimeInterval {
-        guard let seconds = try? DurationText.seconds(text), seconds > 0 else {
+        guard let duration = try? CompactDuration(text) else {
             throw ConfigurationError("\(option) must be a positive duration like 270d, 12h, 90m or 30s, got '\(text)'")
         }
-        return TimeInterval(seconds)
+        return duration.timeInterval
     }
 }

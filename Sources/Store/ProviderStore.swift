@@ -78,20 +78,6 @@ public struct ProviderStore: Sendable {
         }
     }
 
-    /// The APNs provider whose topic is `bundleID`, or the FCM provider whose project is
-    /// `projectID`: how a SIP contact's pn-param names its provider. Nil when none or several match.
-    public func provider(service: PushService, matching key: String) async throws -> StoredProvider? {
-        let column = service == .apns ? "topic" : "project_id"
-        let rows = try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                "SELECT \(Self.columns) FROM providers WHERE service = $1 AND \(column) = $2 LIMIT 2",
-                [service.rawValue, key]
-            ).rows
-        }
-        guard rows.count == 1 else { return nil }
-        return try Self.decode(rows[0])
-    }
-
     private static func decode(_ row: PostgresRow) throws -> StoredProvider {
         StoredProvider(
             provider: try Provider(

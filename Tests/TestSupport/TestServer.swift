@@ -1,0 +1,109 @@
+import API
+import Foundation
+import HTTPServer
+import Logging
+import NIOCore
+import Postgres
+import RegistryCore
+import RegistryCrypto
+import Store
+
+/// The real server on port 0, over a fresh database cloned from the migrated template, with an
+/// admin key. Integration tests talk HTTP to it over loopback; `withTestServer` always stops it.
+public final class TestServer: Sendable {
+    public let database: TestDatabase
+    public let pool: PostgresPool
+    public let port: Int
+    public let adminKey: String
+    public let logs: CapturedLogs
+    private let serving: Task<Void, any Error>
+
+    public struct Options: Sendable {
+        public var api = RegistryAPI.Configuration()
+        public var http = HTTPServerConfiguration(port: 0)
+        public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
+        public var databaseURL: String? = nil
+        public init() {}
+    }
+
+    private init(
+        database: TestDatabase, pool: PostgresPool, port: Int, adminKey: String, logs: CapturedLogs,
+        serving: Task<Void, any Error>
+    ) {
+        self.database = database
+        self.pool = pool
+        self.port = port
+        self.adminKey = adminKey
+        self.logs = logs
+        self.serving = serving
+    }
+
+    public static func start(_ options: Options = Options()) async throws -> TestServer {
+        let database = try await TestDatabase.create()
+        let logs = CapturedLogs()
+        let logger = logs.logger(label: "test-server")
+        var postgres = PostgresConfiguration(url: options.databaseURL ?? database.url)
+        postgres.poolSize = 4
+        options.postgres?(&postgres)
+        let pool = PostgresPool(configuration: postgres, logger: logger)
+        let migrator = Migrator(migrations: try Migrator.load(directory: RepositoryPaths.migrations))
+        var api = options.api
+        api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
+        let router = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
+            .router()
+        let server = HTTPServer(configuration: options.http, router: router, logger: logger)
+        let serving = Task { try await server.run() }
+        let port = try await server.localAddress.port ?? 0
+
+        let secret = try APIKeySecret.generate()
+        _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
+        return TestServer(database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
+    }
+
+    public func stop() async {
+        serving.cancel()
+        _ = await serving.result
+        await pool.shutdown()
+        await database.drop()
+    }
+
+    public func client() async throws -> HTTPTestClient {
+        try await HTTPTestClient.connect(host: "127.0.0.1", port: port)
+    }
+
+    /// A new key with `scopes`, made directly in the database.
+    public func key(_ scopes: [APIKeyScope], name: String = "test") async throws -> (id: String, secret: String) {
+        let secret = try APIKeySecret.generate()
+        let record = try await APIKeyStore(pool: pool).create(name: name, scopes: scopes, secretHash: secret.hashHex)
+        return (record.id, secret.value)
+    }
+
+    /// Adds a provider directly in the database.
+    public func addProvider(_ name: String, service: PushService, topic: String? = nil, projectID: String? = nil) async throws {
+        _ = try await ProviderStore(pool: pool).put(
+            try Provider(name: try ProviderName(name), service: service, topic: topic, projectID: projectID))
+    }
+}
+
+/// Starts a server, runs `body`, and stops the server whether `body` succeeds or throws.
+public func withTestServer<T>(
+    _ options: TestServer.Options = TestServer.Options(), _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(options)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// Files of the repository the tests read, found from this source file's place.
+public enum RepositoryPaths {
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let migrations = root.appendingPathComponent("Migrations")
+    public static let openAPI = root.appendingPathComponent("openapi.yaml")
+}
