@@ -21,6 +21,7 @@ public struct RegistryAPI: Sendable {
 
     let context: APIContext
     let operational: OperationalRoutes
+    let batchBodyLimit: Int
 
     public init(
         pool: PostgresPool, migrator: Migrator, configuration: Configuration, logger: Logger,
@@ -33,6 +34,7 @@ public struct RegistryAPI: Sendable {
             authenticator: Authenticator(
                 keys: keys, limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow)),
             events: RegistryEvents(), logger: logger)
+        batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
             pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
     }
@@ -45,6 +47,7 @@ public struct RegistryAPI: Sendable {
         context.addProviderRoutes(to: &router)
         context.addKeyRoutes(to: &router)
         context.addLifecycleRoutes(to: &router)
+        context.addBulkRoutes(to: &router, batchBodyLimit: batchBodyLimit)
         return router
     }
 }
