@@ -1,1 +1,97 @@
-// Placeholder until the layer lands.
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+
+/// Our HTTP/1.1 server: binds, serves the router's routes, and shuts down gracefully.
+///
+/// Run it in a ServiceLifecycle `ServiceGroup`. On graceful shutdown it stops accepting, lets
+/// in-flight requests finish (their responses carry `Connection: close`), closes idle
+/// connections, force-closes what is left after ``HTTPServerConfiguration/shutdownGracePeriod``
+/// and then returns. Cancelling the task closes everything at once.
+public final class HTTPServer: Service, Sendable {
+    private let configuration: HTTPServerConfiguration
+    private let context: ServerContext
+    private let eventLoopGroup: any EventLoopGroup
+    private let bound = BoundAddress()
+    private let connections = ConnectionRegistry()
+
+    public init(
+        configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: (any RequestObserver)? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.configuration = configuration
+        self.context = ServerContext(
+            configuration: configuration, router: router, logger: logger,
+            accessLog: AccessLog(logger: logger, observer: observer))
+        self.eventLoopGroup = eventLoopGroup
+    }
+
+    /// The bound address; waits until `run()` has bound (throws if binding failed).
+    public var localAddress: SocketAddress {
+        get async throws { try await bound.value }
+    }
+
+    public func run() async throws {
+        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        do {
+            server = try await bind()
+        } catch {
+            bound.resolve(.failure(error))
+            throw error
+        }
+        let serverChannel = server.channel
+        bound.resolve(serverChannel.localAddress.map { .success($0) } ?? .failure(ChannelError.unknownLocalAddress))
+        context.logger.info("http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
+
+        let forceClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
+        defer { forceClose.withLockedValue { $0?.cancel() } }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await server.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            group.addTask {
+                                await HTTPConnection(channel: connection, context: self.context).serve()
+                            }
+                        }
+                    }
+                }
+            } onGracefulShutdown: {
+                self.context.logger.info("http server shutting down")
+                serverChannel.close(promise: nil)
+                self.connections.quiesceAll()
+                let task = serverChannel.eventLoop.scheduleTask(in: self.configuration.shutdownGracePeriod) {
+                    self.connections.closeAll()
+                }
+                forceClose.withLockedValue { $0 = task }
+            }
+        } onCancel: {
+            serverChannel.close(promise: nil)
+            self.connections.closeAll()
+        }
+        context.logger.info("http server stopped")
+    }
+
+    private func bind() async throws -> NIOAsyncChannel<
+        NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never
+    > {
+        let configuration = self.configuration
+        let connections = self.connections
+        let logger = context.logger
+        return try await ServerBootstrap(group: eventLoopGroup)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .bind(host: configuration.host, port: configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try HTTPPipeline.configure(channel, configuration: configuration, logger: logger)
+                    connections.add(channel)
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+}

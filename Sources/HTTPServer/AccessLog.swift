@@ -1,0 +1,57 @@
+import Logging
+import Metrics
+import NIOHTTP1
+
+/// One info line and the HTTP metrics per answered request.
+///
+/// Only the route template is logged or used as a metric dimension, never the path or query:
+/// tokens live there, and templates keep metric cardinality bounded.
+struct AccessLog: Sendable {
+    static let unmatched = "unmatched"
+
+    let logger: Logger
+    let observer: (any RequestObserver)?
+
+    /// - Parameter method: nil when the request could not even be parsed.
+    func record(
+        method: HTTPMethod?, route: String, response: HTTPResponse, requestID: String, since start: ContinuousClock.Instant
+    ) {
+        let duration = start.duration(to: .now)
+        let methodName = method?.rawValue ?? "UNKNOWN"
+        let status = response.status.code
+        var metadata: Logger.Metadata = [
+            "request_id": .string(requestID),
+            "method": .string(methodName),
+            "route": .string(route),
+            "status": .stringConvertible(status),
+            "duration_ms": .string(Self.milliseconds(duration)),
+        ]
+        for (key, value) in response.logMetadata where metadata[key] == nil {
+            metadata[key] = .string(value)
+        }
+        logger.info("request", metadata: metadata)
+
+        Counter(
+            label: "http_requests_total",
+            dimensions: [("route", route), ("method", methodName), ("status", String(status))]
+        ).increment()
+        Metrics.Timer(label: "http_request_duration_seconds", dimensions: [("route", route), ("method", methodName)])
+            .recordNanoseconds(Self.nanoseconds(duration))
+
+        observer?.requestCompleted(
+            CompletedRequest(
+                method: method ?? .RAW(value: methodName), routeTemplate: route, status: response.status,
+                duration: duration, requestID: requestID, logMetadata: response.logMetadata))
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let micros = nanoseconds(duration) / 1000
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}

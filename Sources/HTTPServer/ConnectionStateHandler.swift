@@ -1,0 +1,176 @@
+import NIOCore
+import NIOHTTP1
+
+/// Connection-level rules that need the clock or the channel, not the request's meaning:
+/// the idle, header-read and body-read timeouts, closing after a response that says
+/// `Connection: close`, and quiescing for graceful shutdown.
+///
+/// Sits after the HTTP codec, so it sees decoded request parts coming in, response parts going
+/// out, and the `read()` calls that show whether the server currently wants more bytes. The
+/// body timeout only runs while a read is outstanding: when the request's consumer is behind
+/// and reading is paused, waiting is the server's doing, not the client's.
+final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    struct Timeouts: Sendable {
+        var idle: TimeAmount
+        var headerRead: TimeAmount
+        var bodyRead: TimeAmount
+    }
+
+    enum TimeoutKind: String, Sendable {
+        case idle, headerRead = "header_read", bodyRead = "body_read"
+    }
+
+    private let timeouts: Timeouts
+    /// Told when a timeout closes the connection (for logging).
+    private let onTimeout: @Sendable (TimeoutKind) -> Void
+
+    /// Request heads received minus responses completed.
+    private var inFlight = 0
+    private var headInProgress = false
+    private var bodyInProgress = false
+    private var readOutstanding = false
+    private var quiescing = false
+    private var closeAfterResponse = false
+    private var closing = false
+    private var timer: (kind: TimeoutKind, task: Scheduled<Void>)?
+    /// A header/body timeout that fired while reading was paused; re-armed on the next read.
+    private var deferredTimeout: TimeoutKind?
+
+    init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind) -> Void = { _ in }) {
+        self.timeouts = timeouts
+        self.onTimeout = onTimeout
+    }
+
+    private var isIdle: Bool { inFlight == 0 && !headInProgress }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(.idle, context: context)
+        context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(.idle, context: context) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimer()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case is RequestHeadStarted:
+            headInProgress = true
+            arm(.headerRead, context: context)
+        case is ChannelShouldQuiesceEvent:
+            quiescing = true
+            if isIdle { close(context: context) }
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .head:
+            headInProgress = false
+            inFlight += 1
+            bodyInProgress = true
+            arm(.bodyRead, context: context)
+        case .body:
+            arm(.bodyRead, context: context)
+        case .end:
+            bodyInProgress = false
+            if timer?.kind == .bodyRead { cancelTimer() }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        readOutstanding = false
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        readOutstanding = true
+        if let kind = deferredTimeout {
+            deferredTimeout = nil
+            arm(kind, context: context)
+        }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch Self.unwrapOutboundIn(data) {
+        case .head(var head) where head.status.code >= 200:
+            if quiescing { head.headers.replaceOrAdd(name: "connection", value: "close") }
+            closeAfterResponse = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+            context.write(Self.wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            inFlight -= 1
+            if closeAfterResponse || (quiescing && isIdle) {
+                // Close once the last bytes are handed to the socket, not before.
+                let written = promise ?? context.eventLoop.makePromise()
+                context.write(data, promise: written)
+                written.futureResult.assumeIsolated().whenComplete { _ in self.close(context: context) }
+                // A peer that never reads would hold the write forever; the idle timer ends that.
+                arm(.idle, context: context)
+            } else {
+                context.write(data, promise: promise)
+                if isIdle { arm(.idle, context: context) }
+            }
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    private func arm(_ kind: TimeoutKind, context: ChannelHandlerContext) {
+        cancelTimer()
+        let amount: TimeAmount
+        switch kind {
+        case .idle: amount = timeouts.idle
+        case .headerRead: amount = timeouts.headerRead
+        case .bodyRead: amount = timeouts.bodyRead
+        }
+        let task = context.eventLoop.assumeIsolated().scheduleTask(in: amount) {
+            self.timerFired(kind, context: context)
+        }
+        timer = (kind, task)
+    }
+
+    private func cancelTimer() {
+        timer?.task.cancel()
+        timer = nil
+    }
+
+    private func timerFired(_ kind: TimeoutKind, context: ChannelHandlerContext) {
+        timer = nil
+        if kind != .idle && !readOutstanding {
+            deferredTimeout = kind
+            return
+        }
+        onTimeout(kind)
+        if kind == .headerRead && inFlight == 0 {
+            // Nothing else is being answered, so the client can still be told why.
+            let response = HTTPResponse.problem(
+                Problem(status: .requestTimeout, detail: "The request headers were not received in time."))
+            ResponseHead.writeStandalone(response, requestID: RequestID.generate(), context: context) {
+                self.close(context: context)
+            }
+            return
+        }
+        close(context: context)
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        cancelTimer()
+        context.close(promise: nil)
+    }
+}

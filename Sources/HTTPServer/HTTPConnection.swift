@@ -1,0 +1,72 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// What every connection of one server shares.
+struct ServerContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let router: Router
+    let logger: Logger
+    let accessLog: AccessLog
+}
+
+/// Serves one accepted connection in a Swift task: reads requests strictly in order, runs each
+/// handler off the event loop and writes its response before reading the next one, which is
+/// what keeps pipelined responses in request order.
+struct HTTPConnection {
+    let channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    let context: ServerContext
+
+    func serve() async {
+        let remoteAddress = channel.channel.remoteAddress?.ipAddress
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                let reader = RequestPartReader(inbound.makeAsyncIterator())
+                var served = 0
+                while true {
+                    let part: HTTPServerRequestPart?
+                    do {
+                        part = try await reader.next()
+                    } catch {
+                        // Bytes that are not a request (framing limits, parse errors): answer
+                        // once, after everything before them was answered, and close.
+                        try await rejectUnreadable(error, outbound: outbound)
+                        return
+                    }
+                    guard case .head(let head) = part else { return }
+                    served += 1
+                    let exchange = RequestExchange(
+                        head: head, isLastOnConnection: served >= context.configuration.maxRequestsPerConnection,
+                        remoteAddress: remoteAddress, reader: reader, outbound: outbound, context: context)
+                    guard try await exchange.run() else {
+                        // The response said `Connection: close`; ConnectionStateHandler closes
+                        // once it is written, so closing here could cut it short.
+                        try? await channel.channel.closeFuture.get()
+                        return
+                    }
+                }
+            }
+        } catch {
+            context.logger.debug("connection ended with an error", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func rejectUnreadable(_ error: any Error, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>)
+        async throws
+    {
+        if case ChannelError.ioOnClosedChannel? = error as? ChannelError { return }
+        let rejection = RequestRejection.from(error)
+        let requestID = RequestID.generate()
+        let start = ContinuousClock.now
+        let response = HTTPResponse.problem(Problem(status: rejection.status, detail: rejection.detail))
+        let head = ResponseHead.make(
+            response, version: .http1_1, isHeadRequest: false, requestID: requestID, close: true)
+        var parts: [HTTPServerResponsePart] = [.head(head)]
+        if case .bytes(let buffer) = response.body { parts.append(.body(.byteBuffer(buffer))) }
+        parts.append(.end(nil))
+        try await outbound.write(contentsOf: parts)
+        context.accessLog.record(
+            method: nil, route: AccessLog.unmatched, response: response, requestID: requestID, since: start)
+        try? await channel.channel.closeFuture.get()
+    }
+}

@@ -1,0 +1,33 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The channel handlers of one connection, head to tail:
+/// framing guard → HTTP decoder / encoder → connection state → NIOAsyncChannel.
+enum HTTPPipeline {
+    static func configure(_ channel: any Channel, configuration: HTTPServerConfiguration, logger: Logger) throws {
+        let limits = RequestFramer.Limits(
+            maxRequestLineBytes: configuration.maxRequestLineBytes, maxHeaderBytes: configuration.maxHeaderBytes,
+            maxHeaderCount: configuration.maxHeaderCount)
+        // The framing guard enforces the exact limits first; the decoder's own limits are a
+        // looser backstop so its generic errors never pre-empt the guard's precise answers.
+        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+        decoderLimits.maxHeaderFieldSize = 2 * configuration.maxHeaderBytes
+        decoderLimits.maxHeaderListSize = 2 * configuration.maxHeaderBytes
+        decoderLimits.maxHeaderFieldCount = 2 * configuration.maxHeaderCount + 64
+        var encoderConfiguration = HTTPResponseEncoder.Configuration()
+        encoderConfiguration.automaticallySetFramingHeaders = false  // ResponseHead sets them
+        let timeouts = ConnectionStateHandler.Timeouts(
+            idle: configuration.idleTimeout, headerRead: configuration.headerReadTimeout,
+            bodyRead: configuration.bodyReadTimeout)
+        let remote = channel.remoteAddress?.ipAddress ?? "?"
+        try channel.pipeline.syncOperations.addHandlers([
+            RequestFramingHandler(limits: limits),
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
+            HTTPResponseEncoder(configuration: encoderConfiguration),
+            ConnectionStateHandler(timeouts: timeouts) { kind in
+                logger.debug("closing connection on timeout", metadata: ["timeout": "\(kind.rawValue)", "peer": "\(remote)"])
+            },
+        ])
+    }
+}

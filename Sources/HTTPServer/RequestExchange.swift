@@ -1,0 +1,216 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// One request and its response on a connection: routing, the body checks that come before
+/// any handler (415, 413, `Expect`), reading the body, running the handler, writing the answer.
+struct RequestExchange {
+    let head: HTTPRequestHead
+    let isLastOnConnection: Bool
+    let remoteAddress: String?
+    let reader: RequestPartReader
+    let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    let context: ServerContext
+
+    private let start = ContinuousClock.now
+    private let requestID: String
+
+    init(
+        head: HTTPRequestHead, isLastOnConnection: Bool, remoteAddress: String?, reader: RequestPartReader,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, context: ServerContext
+    ) {
+        self.head = head
+        self.isLastOnConnection = isLastOnConnection
+        self.remoteAddress = remoteAddress
+        self.reader = reader
+        self.outbound = outbound
+        self.context = context
+        self.requestID = RequestID.from(head.headers)
+    }
+
+    private var keepAlive: Bool { head.isKeepAlive && !isLastOnConnection }
+    private var declaredLength: Int? { head.headers.first(name: "content-length").flatMap { Int($0) } }
+    private var hasBody: Bool { head.headers.contains(name: "transfer-encoding") || (declaredLength ?? 0) > 0 }
+    private var expectsContinue: Bool {
+        head.headers.first(name: "expect")?.lowercased() == "100-continue" && head.version == .http1_1
+    }
+
+    /// Serves the request; returns whether the connection stays open for the next one.
+    func run() async throws -> Bool {
+        guard head.uri.hasPrefix("/") else {
+            return try await answerEarly(.problem(Problem(status: .badRequest, detail: "The request target must be a path.")))
+        }
+        let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(target[0])
+        guard let segments = Router.decodeSegments(path),
+            let query = target.count > 1 ? QueryParameters(parsing: target[1]) : QueryParameters()
+        else {
+            return try await answerEarly(
+                .problem(Problem(status: .badRequest, detail: "The request target has an invalid percent-encoding.")))
+        }
+
+        switch context.router.match(method: head.method, segments: segments) {
+        case .notFound:
+            return try await answerEarly(.problem(Problem(status: .notFound)))
+        case .methodNotAllowed(let allowed):
+            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            if head.method == .OPTIONS {
+                return try await answerEarly(HTTPResponse.empty(.noContent).withHeader("allow", allow))
+            }
+            return try await answerEarly(
+                .problem(Problem(status: .methodNotAllowed, headers: ["allow": allow])))
+        case .found(let route, let parameters):
+            var request = HTTPRequest(
+                method: head.method, path: path, query: query, headers: head.headers, pathParameters: parameters,
+                requestID: requestID, remoteAddress: remoteAddress, routeTemplate: route.template)
+            return try await serve(&request, route: route)
+        }
+    }
+
+    private func serve(_ request: inout HTTPRequest, route: Route) async throws -> Bool {
+        let limit = route.bodyLimit ?? (route.body.isStreamed ? nil : context.configuration.maxBodyBytes)
+        if hasBody && !route.body.accepts(contentType: head.headers.first(name: "content-type")) {
+            return try await answerEarly(
+                .problem(Problem(status: .unsupportedMediaType, detail: "This operation does not accept that Content-Type.")),
+                route: route.template)
+        }
+        if let limit, let declaredLength, declaredLength > limit {
+            return try await refuse(.tooLarge(limit), route: route.template)
+        }
+        if let expect = head.headers.first(name: "expect"), expect.lowercased() != "100-continue" {
+            return try await answerEarly(.problem(Problem(status: .expectationFailed)), route: route.template)
+        }
+        if expectsContinue && hasBody {
+            try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .continue)))
+        }
+
+        if route.body.isStreamed {
+            let source = RequestBodySource(reader: reader, limit: limit)
+            request.bodyStream = RequestBodyStream(source: source)
+            let response = await route.handler(request)
+            switch source.detach() {
+            case .complete:
+                return try await answer(response, route: route.template, close: !keepAlive)
+            case .unfinished:
+                // The rest of the body is still coming; not worth reading, so close after answering.
+                return try await answer(response, route: route.template, close: true)
+            case .failed(let error):
+                return try await refuse(error, route: route.template)
+            }
+        }
+
+        var body = ByteBuffer()
+        while true {
+            switch try await readPart() {
+            case .body(var chunk):
+                if let limit, body.readableBytes + chunk.readableBytes > limit {
+                    return try await refuse(.tooLarge(limit), route: route.template)
+                }
+                body.writeBuffer(&chunk)
+            case .end:
+                request.body = body
+                let response = await route.handler(request)
+                return try await answer(response, route: route.template, close: !keepAlive)
+            case .head, nil:
+                return false
+            case .failure(let error):
+                return try await refuse(error, route: route.template)
+            }
+        }
+    }
+
+    private enum Part {
+        case head, body(ByteBuffer), end, failure(any Error)
+    }
+
+    private func readPart() async throws -> Part? {
+        do {
+            switch try await reader.next() {
+            case .head: return .head
+            case .body(let buffer): return .body(buffer)
+            case .end: return .end
+            case nil: return nil
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Answers before the handler would run (404, 405, 415, …). Without `Expect` the client
+    /// sends its body regardless, so it is read and dropped afterwards to keep the connection;
+    /// with `Expect` the client may never send it, so the connection is closed instead.
+    private func answerEarly(_ response: HTTPResponse, route: String = AccessLog.unmatched) async throws -> Bool {
+        let close = !keepAlive || (hasBody && expectsContinue)
+        guard try await answer(response, route: route, close: close) else { return false }
+        var discarded = 0
+        while true {
+            switch try await readPart() {
+            case .body(let chunk):
+                discarded += chunk.readableBytes
+                // Past the limit it is not worth reading on; the answer is already out.
+                if discarded > context.configuration.maxBodyBytes { return false }
+            case .end:
+                return true
+            case .head, .failure, nil:
+                return false
+            }
+        }
+    }
+
+    /// Answers a request whose body broke a rule, then closes: the rest of the body is unread.
+    private func refuse(_ error: any Error, route: String) async throws -> Bool {
+        let rejection: RequestRejection
+        switch error {
+        case RequestBodyError.tooLarge(let limit):
+            rejection = .tooLarge(limit)
+        case RequestBodyError.incomplete, is ChannelError:
+            return false  // the client is gone; nobody to answer
+        default:
+            rejection = .from(error)
+        }
+        return try await refuse(rejection, route: route)
+    }
+
+    private func refuse(_ rejection: RequestRejection, route: String) async throws -> Bool {
+        let response = HTTPResponse.problem(Problem(status: rejection.status, detail: rejection.detail))
+        _ = try await answer(response, route: route, close: true)
+        return false
+    }
+
+    /// Writes `response` and logs it; returns whether the connection stays open.
+    private func answer(_ response: HTTPResponse, route: String, close: Bool) async throws -> Bool {
+        var close = close
+        if case .stream = response.body, head.version != .http1_1, head.method != .HEAD {
+            close = true  // no chunked in HTTP/1.0: the end of the body is the end of the connection
+        }
+        let isHeadRequest = head.method == .HEAD
+        let responseHead = ResponseHead.make(
+            response, version: head.version, isHeadRequest: isHeadRequest, requestID: requestID, close: close)
+        let sendsBody = !isHeadRequest && ResponseHead.statusAllowsBody(response.status)
+        switch response.body {
+        case .bytes(let buffer):
+            var parts: [HTTPServerResponsePart] = [.head(responseHead)]
+            if sendsBody && buffer.readableBytes > 0 { parts.append(.body(.byteBuffer(buffer))) }
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
+        case .stream(let stream):
+            try await outbound.write(.head(responseHead))
+            if sendsBody {
+                // Each write waits for the channel to be writable: a slow reader slows the stream.
+                for await chunk in stream where chunk.readableBytes > 0 {
+                    try await outbound.write(.body(.byteBuffer(chunk)))
+                }
+            }
+            try await outbound.write(.end(nil))
+        }
+        context.accessLog.record(
+            method: head.method, route: route, response: response, requestID: requestID, since: start)
+        return !close
+    }
+}
+
+extension RequestRejection {
+    static func tooLarge(_ limit: Int) -> Self {
+        .init(status: .payloadTooLarge, detail: "The request body exceeds \(limit) bytes.")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// What a route accepts as a request body; decides the 415 check and buffering.
+public enum RouteBody: Sendable {
+    /// No body expected; one that arrives anyway is read (within the limit) and handed over.
+    case none
+    /// `application/json` or `application/*+json` (parameters such as charset allowed).
+    case json
+    /// `application/x-ndjson` or `application/jsonl`, buffered whole.
+    case ndjson
+    /// Delivered through ``HTTPRequest/bodyStream`` as it arrives; `contentTypes` lists the
+    /// accepted media types (empty accepts any).
+    case streamed(contentTypes: [String])
+
+    var isStreamed: Bool {
+        if case .streamed = self { return true }
+        return false
+    }
+
+    /// Whether a body with this `Content-Type` header value is acceptable.
+    func accepts(contentType: String?) -> Bool {
+        switch self {
+        case .none:
+            return true
+        case .json:
+            guard let type = contentType.map(Self.mediaType) else { return false }
+            return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        case .ndjson:
+            guard let type = contentType.map(Self.mediaType) else { return false }
+            return type == "application/x-ndjson" || type == "application/jsonl"
+        case .streamed(let accepted):
+            if accepted.isEmpty { return true }
+            guard let type = contentType.map(Self.mediaType) else { return false }
+            return accepted.contains { $0.lowercased() == type }
+        }
+    }
+
+    /// `Application/JSON; charset=utf-8` → `application/json`.
+    static func mediaType(_ headerValue: String) -> String {
+        let bare = headerValue.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return bare.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}
