@@ -33,7 +33,7 @@ struct Authenticator: Sendable {
             limiter.recordFailure(client: client)
             throw RegistryError.unauthenticated
         }
-        guard key.scopes.contains(where: { $0.allows(scope) }) else { throw RegistryError.forbidden(required: scope) }
+        guard key.scopes.allows(scope) else { throw RegistryError.forbidden(required: scope) }
         return Caller(keyID: key.id, scopes: key.scopes)
     }
 

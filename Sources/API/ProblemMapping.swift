@@ -28,7 +28,7 @@ enum ProblemMapping {
     static func validation(_ errors: [ValidationError]) -> Problem {
         Problem(
             status: .unprocessableEntity, title: "Invalid request",
-            detail: errors.map { $0.field.isEmpty ? $0.message : "\($0.field) \($0.message)" }.joined(separator: "; "),
+            detail: errors.map { $0.field.isEmpty ? $0.message : "\($0.field): \($0.message)" }.joined(separator: "; "),
             errors: errors.map { FieldError(field: $0.field, message: $0.message) })
     }
 

@@ -9,7 +9,7 @@ enum RequestReading {
 
     /// The body as JSON; 400 when it is empty or not JSON.
     static func json(_ request: HTTPRequest) throws -> JSONValue {
-        try json(Data(buffer: request.body))
+        try json(Data(request.body.readableBytesView))
     }
 
     static func json(_ data: Data) throws -> JSONValue {

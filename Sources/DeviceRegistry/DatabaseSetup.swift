@@ -65,7 +65,8 @@ struct RetryingDatabaseSetup: Service {
                 logger.info("database setup complete")
                 return
             } catch let error as PostgresError where error.isTransient {
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+                let wait = delay
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
                 delay = min(delay * 2, .seconds(5))
             }
         }

@@ -64,4 +64,4 @@ struct KeysCommand: AsyncParsableCommand {
     }
 }
 
-extension APIKeyScope: @retroactive ExpressibleByArgument {}
+extension APIKeyScope: ExpressibleByArgument {}

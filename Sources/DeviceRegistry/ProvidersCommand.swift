@@ -59,4 +59,4 @@ struct ProvidersCommand: AsyncParsableCommand {
     }
 }
 
-extension PushService: @retroactive ExpressibleByArgument {}
+extension PushService: ExpressibleByArgument {}

@@ -52,12 +52,12 @@ struct AuthorizationTests {
                 }
                 let allowed = route.scope == .read ? read : route.scope == .write ? write : server.adminKey
                 let ok = try await server.request(route.method, route.path, key: .bearer(allowed), json: route.json)
-                #expect([200, 201, 204, 404].contains(ok.status), "\(route.method) \(route.path): \(ok.status) \(ok.text)")
+                #expect([200, 201, 204, 404].contains(ok.status), "\(route.method) \(route.path): \(ok.status) \(ok.body)")
                 let asAdmin = try await server.request(route.method, route.path, json: route.json)
                 #expect(![401, 403].contains(asAdmin.status), "admin implies every scope: \(route.path)")
             }
-            #expect(!server.logs.text.contains(server.adminKey))
-            #expect(!server.logs.text.contains(read) && !server.logs.text.contains(write))
+            #expect(!server.logs.joined.contains(server.adminKey))
+            #expect(!server.logs.joined.contains(read) && !server.logs.joined.contains(write))
         }
     }
 
@@ -85,8 +85,8 @@ struct AuthorizationTests {
             #expect(try await server.register(user: "u", token: Tokens.apns(9), key: .bearer(secret)).status == 201)
             let listed = try await server.request("GET", "/v1/keys")
             #expect(listed.status == 200)
-            #expect(!listed.text.contains(secret))
-            #expect(!listed.text.contains("hash"))
+            #expect(!listed.body.contains(secret))
+            #expect(!listed.body.contains("hash"))
             let stored = try await server.pool.withConnection { try $0.query("SELECT secret_hash FROM api_keys").rows }
             #expect(stored.allSatisfy { (try? $0.string("secret_hash"))?.contains(secret) == false })
             for bad: [String: Any] in [

@@ -16,7 +16,7 @@ struct OperationalTests {
             #expect(ready.object?["status"] as? String == "ready")
             let contract = try await server.request("GET", "/openapi.yaml", key: .none)
             #expect(contract.status == 200)
-            #expect(contract.text == (try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)))
+            #expect(contract.body == (try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)))
         }
     }
 

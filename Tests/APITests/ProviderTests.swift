@@ -39,7 +39,7 @@ struct ProviderTests {
         try await withTestServer { server in
             let response = try await server.request("PUT", "/v1/providers/good-name", json: body)
             #expect(response.status == 422)
-            #expect(response.fieldErrors.contains(field), "\(response.text)")
+            #expect(response.fieldErrors.contains(field), "\(response.body)")
             #expect(try await server.request("GET", "/v1/providers/good-name").status == 404)
         }
     }

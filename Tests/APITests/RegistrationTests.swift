@@ -106,7 +106,7 @@ struct RegistrationTests {
         try await withDeviceServer { server in
             let response = try await server.register(user: "alice", token: "{length=32,bytes=0xab12cd34ef56ab12...cd34ef56ab12cd34}")
             #expect(response.status == 422)
-            #expect(response.text.contains("NSData"))
+            #expect(response.body.contains("NSData"))
         }
     }
 

@@ -19,7 +19,7 @@ public final class CapturedLogs: Sendable {
     public var all: [Line] { lines.withLock { $0 } }
 
     /// Every line as text, message and metadata, for "no secret appears anywhere" checks.
-    public var text: String {
+    public var joined: String {
         all.map { line in
             ([line.message] + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
                 .joined(separator: " ")
@@ -45,12 +45,9 @@ public final class CapturedLogs: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            let merged = metadata.merging(explicit ?? [:]) { $1 }.mapValues { "\($0)" }
-            logs.append(Line(level: level, message: message.description, metadata: merged))
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
+            logs.append(Line(level: event.level, message: event.message.description, metadata: merged))
         }
     }
 }

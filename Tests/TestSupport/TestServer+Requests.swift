@@ -22,8 +22,14 @@ extension TestServer {
         let payload = try json.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? body
         if payload != nil { allHeaders.append(("Content-Type", contentType ?? "application/json")) }
         let client = try await client()
-        defer { client.close() }
-        return try await client.request(method, path, headers: allHeaders, body: payload)
+        do {
+            let response = try await client.request(method, path, headers: allHeaders, body: payload)
+            await client.close()
+            return response
+        } catch {
+            await client.close()
+            throw error
+        }
     }
 
     /// `POST /v1/devices` with the usual fields; extra fields override or add.
@@ -40,7 +46,7 @@ extension TestServer {
     public func tokens(of user: String, query: String = "") async throws -> [String] {
         let response = try await request("GET", "/v1/users/\(Paths.segment(user))/devices\(query)")
         guard response.status == 200, let devices = response.object?["devices"] as? [[String: Any]] else {
-            throw TestFailure("listing \(user) answered \(response.status): \(response.text)")
+            throw TestFailure("listing \(user) answered \(response.status): \(response.body)")
         }
         return devices.compactMap { $0["token"] as? String }
     }
@@ -82,6 +88,6 @@ public struct TestFailure: Error, CustomStringConvertible {
 extension TestResponse {
     /// The body as a JSON object, or nil.
     public var object: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        json as? [String: Any]
     }
 }

@@ -14,7 +14,7 @@ extension APIContext {
             var results = [BatchItemBody?](repeating: nil, count: items.count)
             var valid: [(index: Int, registration: DeviceRegistration)] = []
             for (index, item) in items.enumerated() {
-                do {
+                do throws(ValidationErrors) {
                     valid.append((index, try DeviceRegistration.parse(item)))
                 } catch {
                     results[index] = BatchItemBody(index: index, failure: ProblemMapping.validation(error.errors))
