@@ -6,6 +6,7 @@ import RegistryCore
 /// Postgres errors other than the ones mapped here propagate as `PostgresError`.
 public struct DeviceStore: Sendable {
     let pool: PostgresPool
+    let committer: GroupCommitter
     /// Most devices one user may have; registering past it evicts the least recently seen.
     public let userDeviceCap: Int
 
@@ -14,23 +15,22 @@ public struct DeviceStore: Sendable {
     public init(pool: PostgresPool, userDeviceCap: Int = defaultUserDeviceCap) {
         self.pool = pool
         self.userDeviceCap = userDeviceCap
+        committer = GroupCommitter(pool: pool)
     }
 
-    /// Registers one token (see `register_device()` in the migrations for the race handling).
+    /// Registers one token (see `register_device()` in the migrations for the race handling),
+    /// sharing a transaction with other requests' writes when they arrive together (group commit).
     /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
     public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
-        let cap = userDeviceCap
-        return try await pool.withConnection { connection in
-            try RegisterStatement.run(registration, userDeviceCap: cap, on: connection)
-        }
+        try await committer.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
     }
 
     /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
     public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
-        let cap = userDeviceCap
-        return try await pool.withTransaction { connection in
-            try registrations.map { try RegisterStatement.run($0, userDeviceCap: cap, on: connection) }
-        }
+        let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
+        return try await pool.withConnection { connection in
+            try connection.pipelineTransaction(operations.map(\.statement))
+        }.enumerated().map { index, result in try operations[index].outcome(of: result).registration }
     }
 
     /// A user's devices, most recently seen first. Disabled devices only when asked for.
@@ -73,15 +73,7 @@ public struct DeviceStore: Sendable {
     /// next user's phone. Returns whether a row was removed.
     @discardableResult
     public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
-        let lookup = TokenLookup(token)
-        return try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                """
-                DELETE FROM devices
-                 WHERE \(TokenLookup.condition(1)) AND user_id = $3 AND ($4::text IS NULL OR provider = $4)
-                """, lookup.parameters + [user.value, provider?.value]
-            ).affectedRows > 0
-        }
+        try await committer.submit(.unregister(user: user, token: token, provider: provider)).unregistered
     }
 
     /// Logout everywhere / account deletion. Returns how many devices were removed.

@@ -1,8 +1,7 @@
 import Postgres
 import RegistryCore
 
-/// One call of `register_device()` and the decoding of its answer. Kept apart so the single and
-/// the batched paths send exactly the same statement.
+/// One call of `register_device()` and the decoding of its answer.
 enum RegisterStatement {
     static let sql = """
         SELECT r.result, r.previous_user_id, r.replaced_token, r.evicted_tokens, (r.device).*
@@ -16,13 +15,6 @@ enum RegisterStatement {
             registration.platform?.value, registration.appVersion?.value, registration.locale?.value,
             userDeviceCap,
         ]
-    }
-
-    static func run(
-        _ registration: DeviceRegistration, userDeviceCap: Int, on connection: PostgresConnection
-    ) throws -> RegistrationOutcome {
-        let result = try connection.queryPrepared(sql, parameters(registration, userDeviceCap: userDeviceCap))
-        return try outcome(of: result, for: registration)
     }
 
     static func outcome(of result: PostgresResult, for registration: DeviceRegistration) throws -> RegistrationOutcome {

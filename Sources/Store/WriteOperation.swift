@@ -1,0 +1,79 @@
+import Postgres
+import RegistryCore
+
+/// A write that can share a transaction with other requests' writes (group commit).
+enum WriteOperation: Sendable {
+    case register(DeviceRegistration, userDeviceCap: Int)
+    /// Logout of one device: only while the token belongs to `user`.
+    case unregister(user: UserID, token: String, provider: ProviderName?)
+
+    var statement: (sql: String, parameters: [(any PostgresEncodable)?]) {
+        switch self {
+        case .register(let registration, let cap):
+            (RegisterStatement.sql, RegisterStatement.parameters(registration, userDeviceCap: cap))
+        case .unregister(let user, let token, let provider):
+            (
+                """
+                DELETE FROM devices
+                 WHERE \(TokenLookup.condition(1)) AND user_id = $3 AND ($4::text IS NULL OR provider = $4)
+                """,
+                TokenLookup(token).parameters + [user.value, provider?.value]
+            )
+        }
+    }
+
+    /// Reads this operation's answer out of its statement's result.
+    func outcome(of result: PostgresResult) throws -> WriteOutcome {
+        switch self {
+        case .register(let registration, _): .registered(try RegisterStatement.outcome(of: result, for: registration))
+        case .unregister: .unregistered(result.affectedRows > 0)
+        }
+    }
+
+    /// Runs `operations` as one transaction in one round trip, each answered in order. If the
+    /// transaction fails for a reason that is not one item's (a deadlock with another batch, say),
+    /// the items are re-run one by one so each still gets its own outcome. A lost connection
+    /// throws: those outcomes are unknown.
+    static func runTogether(
+        _ operations: [WriteOperation], on connection: PostgresConnection
+    ) throws -> [Result<WriteOutcome, any Error>] {
+        if operations.count == 1 { return [Result { try operations[0].run(on: connection) }] }
+        do {
+            let results = try connection.pipelineTransaction(operations.map(\.statement))
+            return zip(operations, results).map { operation, result in Result { try operation.outcome(of: result) } }
+        } catch let failure as PipelineFailure where !failure.error.isConnectionFailure {
+            return operations.map { operation in Result { try operation.run(on: connection) } }
+        }
+    }
+
+    /// Runs this operation alone, in its own transaction.
+    func run(on connection: PostgresConnection) throws -> WriteOutcome {
+        let statement = statement
+        return try outcome(of: connection.queryPrepared(statement.sql, statement.parameters))
+    }
+}
+
+enum WriteOutcome: Sendable {
+    case registered(RegistrationOutcome)
+    case unregistered(Bool)
+
+    var registration: RegistrationOutcome {
+        guard case .registered(let outcome) = self else { preconditionFailure("a registration answers with a registration") }
+        return outcome
+    }
+
+    var unregistered: Bool {
+        guard case .unregistered(let deleted) = self else { preconditionFailure("an unregistration answers with one") }
+        return deleted
+    }
+}
+
+extension PostgresError {
+    /// The connection broke: nothing more can be sent on it, and what was sent has an unknown fate.
+    var isConnectionFailure: Bool {
+        switch self {
+        case .connectionLost, .unavailable: true
+        default: false
+        }
+    }
+}
