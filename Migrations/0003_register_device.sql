@@ -79,13 +79,15 @@ BEGIN
     END LOOP;
 
     IF p_user_cap IS NOT NULL THEN
-        WITH excess AS (
-            SELECT d.id FROM devices d
-             WHERE d.user_id = p_user_id AND d.id <> device.id
-             ORDER BY d.last_seen_at DESC, d.id DESC
-            OFFSET greatest(p_user_cap - 1, 0)),
-        evicted AS (
-            DELETE FROM devices d USING excess e WHERE d.id = e.id
+        -- An id list rather than DELETE … USING: the function's cached generic plan would
+        -- otherwise join against the whole table.
+        WITH evicted AS (
+            DELETE FROM devices d
+             WHERE d.id = ANY (ARRAY(
+                SELECT x.id FROM devices x
+                 WHERE x.user_id = p_user_id AND x.id <> (device).id
+                 ORDER BY x.last_seen_at DESC, x.id DESC
+                OFFSET greatest(p_user_cap - 1, 0)))
             RETURNING d.token, d.last_seen_at)
         SELECT coalesce(array_agg(v.token ORDER BY v.last_seen_at), '{}') INTO evicted_tokens
           FROM evicted v;
