@@ -63,6 +63,12 @@ import Testing
             try errors("{}") == ["user_id", "provider", "type", "token"].map { ValidationError(field: $0, message: "is required") })
     }
 
+    @Test func nullForARequiredFieldIsMissing() throws {
+        #expect(
+            try errors(#"{"user_id": null, "provider": "p", "type": "fcm", "token": "t"}"#)
+                == [ValidationError(field: "user_id", message: "is required")])
+    }
+
     @Test func everyProblemIsReportedAtOnce() throws {
         let found = try errors(
             #"{"user_id": 42, "provider": "iOS", "type": "apns", "token": "{length=32,bytes=0x740f...}", "enviroment": "sandbox", "platform": ""}"#

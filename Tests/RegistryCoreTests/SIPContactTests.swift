@@ -81,6 +81,10 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             contact: "<sip:alice@example.com;pn-param=ABCD1234.com.example.app.remote&voip;pn-prid=\(V):voip&\(R):remote;transport=tcp;pn-provider=apns>",
             expected: apns([(.apns, R), (.voip, V)])),
         SIPCase(
+            name: "suffix words in either order (.voip&remote)",
+            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&\(V):voip;pn-param=ABCD1234.com.example.app.voip&remote>",
+            expected: apns([(.apns, R), (.voip, V)])),
+        SIPCase(
             name: "URI-escaped ':' and '&'",
             contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)%3Aremote%26\(V)%3avoip;pn-param=ABCD1234.com.example.app.remote%26voip>",
             expected: apns([(.apns, R), (.voip, V)])),
