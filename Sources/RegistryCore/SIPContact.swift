@@ -28,11 +28,13 @@ public enum SIPContact {
             }
             pushParameters[parameter.name] = parameter.value ?? ""
         }
+        // Which of two values the client meant is a guess; report the duplicate alone.
+        guard problems.isEmpty else { throw failure(problems) }
         guard let providerText = pushParameters["pn-provider"] else {
             throw failure(missingPushParametersMessage(address))
         }
         guard let prid = pushParameters["pn-prid"], !prid.isEmpty else {
-            throw failure(problems + ["pn-prid is required: the push token(s) for this device"])
+            throw failure("pn-prid is required: the push token(s) for this device")
         }
         let deviceID = address.headerParameters.first { $0.name == "+sip.instance" }.flatMap(instanceID)
 
