@@ -48,6 +48,7 @@ public struct RegistryAPI: Sendable {
         context.addKeyRoutes(to: &router)
         context.addLifecycleRoutes(to: &router)
         context.addBulkRoutes(to: &router, batchBodyLimit: batchBodyLimit)
+        context.addTransferRoutes(to: &router)
         return router
     }
 }

@@ -83,3 +83,24 @@ struct BatchItemBody: Encodable {
 }
 
 struct BatchBody: Encodable { let results: [BatchItemBody] }
+
+/// Moving a whole registry in or out: NDJSON, streamed both ways.
+extension APIContext {
+    func addTransferRoutes(to router: inout Router) {
+        router.add(.GET, "/v1/devices/export", handler: guarded(.admin) { request, _ in
+            _ = try RequestReading.query(request, allowed: [])
+            let export = DeviceExport(devices: devices, logger: logger)
+            return HTTPResponse(status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(export.stream()))
+        })
+
+        router.add(
+            .POST, "/v1/devices/import", body: .streamed(contentTypes: [NDJSON.contentType, "application/jsonl"]),
+            handler: guarded(.admin) { request, _ in
+                _ = try RequestReading.query(request, allowed: [])
+                guard let body = request.bodyStream else {
+                    throw Problem(status: .badRequest, title: "Missing body", detail: "send NDJSON registrations")
+                }
+                return try await DeviceImport(devices: devices, events: events, logger: logger).run(body)
+            })
+    }
+}

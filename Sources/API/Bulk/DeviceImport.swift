@@ -1,0 +1,88 @@
+import Foundation
+import HTTPServer
+import Logging
+import NIOCore
+import RegistryCore
+import Store
+
+/// `POST /v1/devices/import`: NDJSON registrations of any size, read as they arrive and registered
+/// 500 to a transaction. The per-line results go to a temporary file (so memory stays flat for a
+/// million lines) and are streamed back once the body is consumed: `{"line", "status", "result"}`
+/// or `{"line", "status", "error"}`, in line order; blank lines get no result. If the database
+/// fails midway the request fails with 503; lines before it are committed and a rerun is
+/// harmless, since registering is idempotent.
+struct DeviceImport: Sendable {
+    static let batchSize = 500
+    static let maxLineBytes = 64 * 1024
+
+    let devices: DeviceStore
+    let events: RegistryEvents
+    let logger: Logger
+
+    func run(_ body: RequestBodyStream) async throws -> HTTPResponse {
+        let results = try ResultFile()
+        do {
+            var window: [(line: Int, item: Result<DeviceRegistration, Problem>)] = []
+            var lines = LineSplitter(maxLineBytes: Self.maxLineBytes)
+            for try await chunk in body {
+                for line in lines.feed(chunk) {
+                    window.append(Self.parse(line))
+                    if window.count >= Self.batchSize { try await flush(&window, into: results) }
+                }
+            }
+            for line in lines.finish() { window.append(Self.parse(line)) }
+            try await flush(&window, into: results)
+            return HTTPResponse(
+                status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(try results.stream()))
+        } catch {
+            results.discard()
+            throw error
+        }
+    }
+
+    private static func parse(_ line: LineSplitter.Line) -> (line: Int, item: Result<DeviceRegistration, Problem>) {
+        guard !line.tooLong else {
+            return (line.number, .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes")))
+        }
+        do {
+            return (line.number, .success(try DeviceRegistration.parse(try RequestReading.json(Data(line.bytes)))))
+        } catch let problem as Problem {
+            return (line.number, .failure(problem))
+        } catch let errors as ValidationErrors {
+            return (line.number, .failure(ProblemMapping.validation(errors.errors)))
+        } catch {
+            return (line.number, .failure(Problem(status: .unprocessableEntity)))
+        }
+    }
+
+    private func flush(_ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile) async throws {
+        let valid = window.compactMap { try? $0.item.get() }
+        var outcomes = try await devices.registerBatch(valid).makeIterator()
+        var lines: [ResultLine] = []
+        for (number, item) in window {
+            switch item {
+            case .failure(let problem):
+                lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
+            case .success:
+                switch outcomes.next()! {
+                case .success(let outcome):
+                    events.registered(outcome)
+                    lines.append(ResultLine(line: number, status: outcome.result == .created ? 201 : 200, result: outcome.result.rawValue, error: nil))
+                case .failure(let error):
+                    let problem = ProblemMapping.problem(for: error, logger: logger)
+                    guard problem.status < 500 else { throw error }
+                    lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
+                }
+            }
+        }
+        try results.append(NDJSON.lines(lines))
+        window.removeAll(keepingCapacity: true)
+    }
+
+    private struct ResultLine: Encodable {
+        let line: Int
+        let status: Int
+        let result: String?
+        let error: Problem?
+    }
+}
