@@ -41,15 +41,9 @@ public struct Router: Sendable {
         precondition(
             !routes.contains { $0.method == method && $0.path == path }, "route registered twice: \(method) \(template)")
         routes.append(Route(method: method, body: body, bodyLimit: bodyLimit, handler: handler, path: path))
-        // Keep the most specific templates first; the sort is stable so ties keep registration order.
-        routes = routes.enumerated().sorted { lhs, rhs in
-            if lhs.element.path.isMoreSpecific(than: rhs.element.path) { return true }
-            if rhs.element.path.isMoreSpecific(than: lhs.element.path) { return false }
-            return lhs.offset < rhs.offset
-        }.map(\.element)
     }
 
-    /// Every registered (method, template), in registration-independent, specificity order.
+    /// Every registered (method, template), in registration order.
     public var operations: [(method: HTTPMethod, template: String)] {
         routes.map { ($0.method, $0.template) }
     }
@@ -69,6 +63,10 @@ public struct Router: Sendable {
             }
         }
         if fitting.isEmpty { return .notFound }
+        // Specificity is only compared among templates that fit the same path: those have the
+        // same number of segments, so "literal beats parameter at the first difference" orders
+        // them consistently (templates of different shapes are not comparable).
+        fitting.sort { $0.route.path.isMoreSpecific(than: $1.route.path) }
         if let hit = fitting.first(where: { $0.route.method == method }) {
             return .found(hit.route, parameters: hit.parameters)
         }
