@@ -2,7 +2,8 @@ import Postgres
 import Synchronization
 
 /// Group commit across requests. Writes that arrive while connections are busy wait in a queue;
-/// whenever a runner (at most one per pooled connection) is free it takes everything waiting, up to
+/// whenever a runner (at most half the pool, so reads and key checks always find a connection) is
+/// free it takes everything waiting, up to
 /// `maxBatch`, and runs it as ONE transaction sent in one round trip (libpq pipeline mode): one
 /// WAL flush for the lot. No timer waits for a batch to fill, so at low load a write goes alone
 /// and its latency stays one round trip.
@@ -43,7 +44,7 @@ final class GroupCommitter: Sendable {
     init(pool: PostgresPool, maxBatch: Int = 256) {
         self.pool = pool
         self.maxBatch = maxBatch
-        maxRunners = pool.configuration.poolSize
+        maxRunners = max(1, pool.configuration.poolSize / 2)
     }
 
     func submit(_ operation: WriteOperation) async throws -> WriteOutcome {

@@ -30,16 +30,33 @@ enum WriteOperation: Sendable {
         }
     }
 
+    /// The user and the token this operation writes, as advisory-lock keys' sources.
+    var lockNames: [String] {
+        switch self {
+        case .register(let registration, _): [registration.userID.value, "token:" + registration.token.value]
+        case .unregister(let user, let token, _): [user.value, "token:" + token.lowercased()]
+        }
+    }
+
+    /// Takes the advisory locks of every user and token in a batch, all in one statement and in
+    /// one global order, before any row is touched. Two batches that share a user or a token
+    /// then queue one behind the other instead of deadlocking on locks taken item by item in
+    /// arrival order. `register_device()` takes the same user key, re-entrantly.
+    static let lockStatement = """
+        SELECT count(pg_advisory_xact_lock(k)) FROM (
+            SELECT DISTINCT hashtextextended(n, 0) AS k FROM unnest($1::text[]) n ORDER BY 1) keys
+        """
+
     /// Runs `operations` as one transaction in one round trip, each answered in order. If the
-    /// transaction fails for a reason that is not one item's (a deadlock with another batch, say),
-    /// the items are re-run one by one so each still gets its own outcome. A lost connection
-    /// throws: those outcomes are unknown.
+    /// transaction fails for a reason that is not one item's, the items are re-run one by one so
+    /// each still gets its own outcome. A lost connection throws: those outcomes are unknown.
     static func runTogether(
         _ operations: [WriteOperation], on connection: PostgresConnection
     ) throws -> [Result<WriteOutcome, any Error>] {
         if operations.count == 1 { return [Result { try operations[0].run(on: connection) }] }
         do {
-            let results = try connection.pipelineTransaction(operations.map(\.statement))
+            let locks = (sql: lockStatement, parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?])
+            let results = try connection.pipelineTransaction([locks] + operations.map(\.statement)).dropFirst()
             return zip(operations, results).map { operation, result in Result { try operation.outcome(of: result) } }
         } catch let failure as PipelineFailure where !failure.error.isConnectionFailure {
             return operations.map { operation in Result { try operation.run(on: connection) } }

@@ -1,4 +1,5 @@
 import Foundation
+import RegistryCore
 import Testing
 import TestSupport
 
@@ -7,7 +8,7 @@ struct AuthorizationTests {
     enum Scope: String { case read = "devices:read", write = "devices:write", admin }
 
     /// Every /v1 route with a request that succeeds (or is a plain 404) for an allowed key.
-    static let routes: [(method: String, path: String, scope: Scope, json: [String: Any]?)] = [
+    nonisolated(unsafe) static let routes: [(method: String, path: String, scope: Scope, json: [String: Any]?)] = [
         ("POST", "/v1/devices", .write, ["user_id": "u", "provider": "ios", "type": "apns", "token": Tokens.apns(1)]),
         ("GET", "/v1/devices", .read, nil),
         ("GET", "/v1/devices/\(Tokens.apns(2))", .read, nil),
@@ -28,9 +29,9 @@ struct AuthorizationTests {
         var options = TestServer.Options()
         options.api.badKeyLimit = 10_000
         try await withDeviceServer(options) { server in
-            let read = try await server.key(["devices:read"]).secret
-            let write = try await server.key(["devices:write"]).secret
-            let revoked = try await server.key(["admin"])
+            let read = try await server.key([.devicesRead]).secret
+            let write = try await server.key([.devicesWrite]).secret
+            let revoked = try await server.key([.admin])
             #expect(try await server.request("DELETE", "/v1/keys/\(revoked.id)").status == 204)
             let unknown = "drk_" + String(repeating: "A", count: 43)
             let refusals: [(String, TestServer.Key, Int)] = [
@@ -69,7 +70,7 @@ struct AuthorizationTests {
 
     @Test func revocationTakesEffectOnTheNextRequest() async throws {
         try await withDeviceServer { server in
-            let key = try await server.key(["devices:read"])
+            let key = try await server.key([.devicesRead])
             #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 200)
             #expect(try await server.request("DELETE", "/v1/keys/\(key.id)").status == 204)
             #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 401)
@@ -88,7 +89,8 @@ struct AuthorizationTests {
             #expect(!listed.body.contains(secret))
             #expect(!listed.body.contains("hash"))
             let stored = try await server.pool.withConnection { try $0.query("SELECT secret_hash FROM api_keys").rows }
-            #expect(stored.allSatisfy { (try? $0.string("secret_hash"))?.contains(secret) == false })
+            let hashes = stored.compactMap { $0["secret_hash"] }
+            #expect(hashes.count == stored.count && !hashes.contains { $0.contains(secret) })
             for bad: [String: Any] in [
                 ["name": "x", "scopes": []], ["name": "x", "scopes": ["root"]], ["name": "", "scopes": ["admin"]],
                 ["scopes": ["admin"]], ["name": "x", "scopes": ["admin"], "secret": "mine"],

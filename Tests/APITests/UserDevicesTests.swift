@@ -71,7 +71,7 @@ struct UserDevicesTests {
 
     @Test(arguments: ["user@example.com", "first last", "Zoë 日本 ✓", "tenant/42", "100%", "a+b"])
     func userIDsWithAwkwardCharactersWorkInPaths(user: String) async throws {
-        try await withDeviceServer { server in
+        try await withDeviceServer { server async throws in
             let token = Tokens.apns(user.utf8.count)
             #expect(try await server.register(user: user, token: token).status == 201)
             #expect(try await server.tokens(of: user) == [token])
