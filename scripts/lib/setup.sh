@@ -56,3 +56,27 @@ stop_cluster() {
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+
+# registry_binary [debug|release]: builds device-registry and prints its path.
+registry_binary() {
+  local config=${1:-release}
+  swift build -c "$config" --product device-registry >&2
+  echo "$(swift build -c "$config" --show-bin-path)/device-registry"
+}
+
+# fresh_database PORT NAME: (re)creates database NAME on the local cluster at PORT; prints its URL.
+fresh_database() {
+  local port=$1 name=$2
+  psql -q -h 127.0.0.1 -p "$port" -U postgres -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" \
+    -c "CREATE DATABASE \"$name\"" >&2
+  echo "postgresql://postgres@127.0.0.1:$port/$name"
+}
+
+# wait_ready BASE_URL [SECONDS]: waits until /readyz answers 200.
+wait_ready() {
+  local base=$1 deadline=$((SECONDS + ${2:-30}))
+  until curl -fs "$base/readyz" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || { echo "service at $base not ready" >&2; return 1; }
+    sleep 0.1
+  done
+}
