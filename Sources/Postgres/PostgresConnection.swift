@@ -24,7 +24,12 @@ public final class PostgresConnection {
         self.handle = handle
         self.metrics = metrics
         self.statementTimeout = statementTimeout
-        self.replyTimeout = statementTimeout + .seconds(1)
+        self.replyTimeout = Self.replyTimeout(for: statementTimeout)
+    }
+
+    /// A zero statement timeout means none, on the server and here.
+    private static func replyTimeout(for statementTimeout: Duration) -> Duration? {
+        statementTimeout > .zero ? statementTimeout + .seconds(1) : nil
     }
 
     deinit { PQfinish(handle) }
@@ -141,7 +146,7 @@ public final class PostgresConnection {
     // MARK: Wire
 
     /// Queues a message with the parameters as C strings and flushes it. Throws
-    /// `.connectionLost(outcomeUnknown: false)` when it could not be sent completely.
+    /// `.connectionLost(outcomeUnknown: false)` when libpq refused to queue it.
     func send(_ parameters: [(any PostgresEncodable)?], _ submit: (UnsafePointer<UnsafePointer<CChar>?>?) -> Int32)
         throws
     {
@@ -151,8 +156,9 @@ public final class PostgresConnection {
             if PQstatus(handle) == CONNECTION_BAD { throw lost(outcomeUnknown: false) }
             throw PostgresError.server(sqlstate: "", message: "libpq refused the statement: \(errorMessage)")
         }
-        try flush()
+        // From here on the server may receive it, even if flushing fails or times out.
         hasSentSinceCheckout = true
+        try flush()
     }
 
     /// Waits for write space; reads meanwhile, as libpq asks, so a server blocked on writing its
@@ -166,9 +172,10 @@ public final class PostgresConnection {
                 guard let ready = Socket.wait(PQsocket(handle), for: [.read, .write], timeout: replyTimeout) else {
                     throw lost(outcomeUnknown: true)
                 }
-                if ready.contains(.read), PQconsumeInput(handle) == 0 { throw lost(outcomeUnknown: false) }
+                if ready.contains(.read), PQconsumeInput(handle) == 0 { throw lost(outcomeUnknown: true) }
             default:
-                throw lost(outcomeUnknown: false)
+                // Part of the queue may have gone out, a pipeline's COMMIT included.
+                throw lost(outcomeUnknown: true)
             }
         }
     }
@@ -261,7 +268,7 @@ public final class PostgresConnection {
         try execute("SET statement_timeout TO 0")
         replyTimeout = nil
         defer {
-            replyTimeout = statementTimeout + .seconds(1)
+            replyTimeout = Self.replyTimeout(for: statementTimeout)
             do { try execute("SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)") } catch { markBroken() }
         }
         return try body()

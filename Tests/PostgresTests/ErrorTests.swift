@@ -120,6 +120,7 @@ import Testing
         let (elapsed, error) = await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }
         await pool.shutdown()
         #expect(error as? PostgresError == .unavailable)
-        #expect(elapsed < .seconds(1))
+        // A refused connect takes milliseconds; the bound leaves room for a busy two-core machine.
+        #expect(elapsed < .seconds(2))
     }
 }
