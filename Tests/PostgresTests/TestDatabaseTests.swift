@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 import TestSupport
 import Testing
@@ -23,5 +24,18 @@ import Testing
         #expect(try await pool.withConnection { try $0.query("SELECT count(*) AS n FROM t").rows[0].int("n") } == 0)
         await pool.shutdown()
         await database.drop()
+    }
+
+    @Test func defaultDatabasesCarryTheRepositorysMigrations() async throws {
+        let directory = TestSupport.repositoryRoot.appendingPathComponent("Migrations")
+        let migrations = FileManager.default.fileExists(atPath: directory.path) ? try Migrator.load(directory: directory) : []
+        let databases = try await [TestDatabase.create(), TestDatabase.create()]
+        for database in databases {
+            let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+            let status = try await Migrator(migrations: migrations).status(pool)
+            await pool.shutdown()
+            await database.drop()
+            #expect(status == .current)
+        }
     }
 }

@@ -74,13 +74,24 @@ public final class ThrowawayCluster: Sendable {
             configuration: PostgresConfiguration(
                 url: url, applicationName: "throwaway-cluster-admin", statementTimeout: .seconds(10), poolSize: 1),
             logger: TestSupport.logger("throwaway-cluster"))
-        defer { Task { await pool.shutdown() } }
-        return try await pool.withConnection {
-            try $0.query(
-                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) AS terminated FROM pg_stat_activity WHERE application_name = $1",
-                [applicationName]
-            ).rows[0].int("terminated")
+        let terminated: Result<Int, any Error>
+        do {
+            terminated = .success(
+                try await pool.withConnection {
+                    // With a timeout, pg_terminate_backend waits until the backend has exited.
+                    try $0.query(
+                        """
+                        SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) AS terminated
+                        FROM pg_stat_activity WHERE application_name = $1
+                        """,
+                        [applicationName]
+                    ).rows[0].int("terminated")
+                })
+        } catch {
+            terminated = .failure(error)
         }
+        await pool.shutdown()
+        return try terminated.get()
     }
 
     /// Stops the server (immediately) and deletes its files.
