@@ -54,7 +54,8 @@ public final class PostgresConnection {
         try connection.finishConnecting(before: deadline)
         do {
             try connection.execute(
-                "SET TimeZone TO 'UTC'; SET statement_timeout TO \(configuration.statementTimeout.roundedUpMilliseconds)")
+                "SET TimeZone TO 'UTC'; SET statement_timeout TO \(configuration.statementTimeout.roundedUpMilliseconds)"
+            )
         } catch {
             throw ConnectFailure(description: "setting up the session failed: \(error)")
         }
@@ -269,7 +270,9 @@ public final class PostgresConnection {
         replyTimeout = nil
         defer {
             replyTimeout = Self.replyTimeout(for: statementTimeout)
-            do { try execute("SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)") } catch { markBroken() }
+            do { try execute("SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)") } catch {
+                markBroken()
+            }
         }
         return try body()
     }

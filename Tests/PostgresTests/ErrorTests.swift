@@ -26,7 +26,8 @@ import Testing
                 #expect(throws: PostgresError.foreignKeyViolation(constraint: "child_parent")) {
                     try connection.query("INSERT INTO child VALUES ($1)", [2])
                 }
-                #expect(throws: PostgresError.server(sqlstate: "42P01", message: #"relation "nowhere" does not exist"#)) {
+                #expect(throws: PostgresError.server(sqlstate: "42P01", message: #"relation "nowhere" does not exist"#))
+                {
                     try connection.query("SELECT * FROM nowhere")
                 }
             }
@@ -35,18 +36,22 @@ import Testing
 
     @Test func concurrentSerializableUpdatesFailToSerialize() async throws {
         try await withPool { pool in
-            try await pool.withConnection { try $0.execute("CREATE TABLE t (id int PRIMARY KEY, n int); INSERT INTO t VALUES (1, 0)") }
+            try await pool.withConnection {
+                try $0.execute("CREATE TABLE t (id int PRIMARY KEY, n int); INSERT INTO t VALUES (1, 0)")
+            }
             let firstRead = DispatchSemaphore(value: 0)
             let otherCommitted = DispatchSemaphore(value: 0)
-            let first = Task { try await pool.withConnection { connection in
-                try connection.transaction { connection in
-                    try connection.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
-                    _ = try connection.query("SELECT n FROM t WHERE id = 1")
-                    firstRead.signal()
-                    otherCommitted.wait()
-                    _ = try connection.query("UPDATE t SET n = n + 1 WHERE id = 1")
+            let first = Task {
+                try await pool.withConnection { connection in
+                    try connection.transaction { connection in
+                        try connection.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+                        _ = try connection.query("SELECT n FROM t WHERE id = 1")
+                        firstRead.signal()
+                        otherCommitted.wait()
+                        _ = try connection.query("UPDATE t SET n = n + 1 WHERE id = 1")
+                    }
                 }
-            } }
+            }
             async let other: Void = pool.withConnection { connection in
                 firstRead.wait()
                 _ = try connection.query("UPDATE t SET n = n + 10 WHERE id = 1")
@@ -58,12 +63,14 @@ import Testing
     }
 
     @Test func deadlocksAreDetected() async throws {
-        try await withPool({ $0.statementTimeout = .seconds(10) }) { pool in
+        try await withPool(PoolSettings(statementTimeout: .seconds(10))) { pool in
             try await pool.withConnection {
                 try $0.execute("CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2)")
             }
             let locked = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-            @Sendable func lockBoth(first: Int, second: Int, mine: DispatchSemaphore, theirs: DispatchSemaphore) async -> PostgresError? {
+            @Sendable func lockBoth(first: Int, second: Int, mine: DispatchSemaphore, theirs: DispatchSemaphore) async
+                -> PostgresError?
+            {
                 do {
                     try await pool.withTransaction { connection in
                         try connection.execute("SET LOCAL deadlock_timeout = '50ms'")
@@ -86,7 +93,7 @@ import Testing
     }
 
     @Test func statementTimeoutIsADeadline() async throws {
-        try await withPool({ $0.statementTimeout = .milliseconds(200) }) { pool in
+        try await withPool(PoolSettings(statementTimeout: .milliseconds(200))) { pool in
             await #expect(throws: PostgresError.deadlineExceeded) {
                 try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(5)") }
             }
@@ -95,7 +102,7 @@ import Testing
     }
 
     @Test func terminatedMidStatementIsLostWithUnknownOutcome() async throws {
-        try await withPool({ $0.statementTimeout = .seconds(10) }) { pool in
+        try await withPool(PoolSettings(statementTimeout: .seconds(10))) { pool in
             let name = pool.configuration.applicationName
             let sleeper = Task { try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(5)") } }
             #expect(await eventually(within: .seconds(5)) { pool.statistics.inUse == 1 })

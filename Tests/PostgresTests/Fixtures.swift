@@ -4,13 +4,12 @@ import TestSupport
 
 /// A pool on a fresh, empty database; both are shut down and dropped after `body`, also when it throws.
 func withPool<T>(
-    _ configure: (inout PostgresConfiguration) -> Void = { _ in },
+    _ settings: PoolSettings = PoolSettings(),
     _ body: (PostgresPool) async throws -> T
 ) async throws -> T {
     let database = try await TestDatabase.create(migrations: [])
-    var configuration = PostgresConfiguration(url: database.url, applicationName: "pg-test-\(UUID())")
-    configure(&configuration)
-    let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("pg-test"))
+    let pool = PostgresPool(
+        configuration: settings.configuration(url: database.url), logger: TestSupport.logger("pg-test"))
     do {
         let value = try await body(pool)
         await pool.shutdown()
@@ -26,13 +25,12 @@ func withPool<T>(
 /// Same, on a `ThrowawayCluster` that the test may stop, restart or freeze.
 func withCluster<T>(
     serverOptions: [String] = [],
-    _ configure: (inout PostgresConfiguration) -> Void = { _ in },
+    _ settings: PoolSettings = PoolSettings(),
     _ body: (ThrowawayCluster, PostgresPool) async throws -> T
 ) async throws -> T {
     let cluster = try await ThrowawayCluster.start(serverOptions: serverOptions)
-    var configuration = PostgresConfiguration(url: cluster.url, applicationName: "pg-test-\(UUID())")
-    configure(&configuration)
-    let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("pg-test"))
+    let pool = PostgresPool(
+        configuration: settings.configuration(url: cluster.url), logger: TestSupport.logger("pg-test"))
     do {
         let value = try await body(cluster, pool)
         await pool.shutdown()
@@ -42,6 +40,23 @@ func withCluster<T>(
         await pool.shutdown()
         await cluster.destroy()
         throw error
+    }
+}
+
+/// What a test changes from the default configuration; each pool gets its own application_name.
+struct PoolSettings {
+    var statementTimeout: Duration?
+    var poolSize: Int?
+    var poolWaitTimeout: Duration?
+    /// Appended to the URL, e.g. `?options=…`.
+    var urlSuffix = ""
+
+    func configuration(url: String) -> PostgresConfiguration {
+        var configuration = PostgresConfiguration(url: url + urlSuffix, applicationName: "pg-test-\(UUID())")
+        if let statementTimeout { configuration.statementTimeout = statementTimeout }
+        if let poolSize { configuration.poolSize = poolSize }
+        if let poolWaitTimeout { configuration.poolWaitTimeout = poolWaitTimeout }
+        return configuration
     }
 }
 

@@ -6,7 +6,8 @@ import Testing
 @Suite struct MigratorTests {
     let first = Migration(version: 1, name: "create_things", sql: "CREATE TABLE things (id int PRIMARY KEY);")
     let second = Migration(
-        version: 2, name: "add_label", sql: "ALTER TABLE things ADD COLUMN label text; INSERT INTO things VALUES (1, 'a');")
+        version: 2, name: "add_label",
+        sql: "ALTER TABLE things ADD COLUMN label text; INSERT INTO things VALUES (1, 'a');")
 
     @Test func appliesInOrderOnceAndRecordsChecksums() async throws {
         try await withPool { pool in
@@ -16,8 +17,10 @@ import Testing
             #expect(try await migrator.migrate(pool).isEmpty, "a second run is a no-op")
             #expect(try await migrator.status(pool) == .current)
             let recorded = try await pool.withConnection { connection in
-                try connection.query("SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version")
-                    .rows.map { [try $0.string("version"), try $0.string("name"), try $0.string("checksum")] }
+                try connection.query(
+                    "SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version"
+                )
+                .rows.map { [try $0.string("version"), try $0.string("name"), try $0.string("checksum")] }
             }
             #expect(recorded == [["1", "create_things", first.checksum], ["2", "add_label", second.checksum]])
         }
@@ -27,7 +30,8 @@ import Testing
         try await withPool { pool in
             try await Migrator(migrations: [first]).migrate(pool)
             let edited = Migrator(migrations: [
-                Migration(version: 1, name: "create_things", sql: "CREATE TABLE things (id bigint PRIMARY KEY);"), second,
+                Migration(version: 1, name: "create_things", sql: "CREATE TABLE things (id bigint PRIMARY KEY);"),
+                second,
             ])
             await #expect(throws: MigrationError.checksumMismatch(version: 1, name: "create_things")) {
                 try await edited.migrate(pool)
@@ -39,11 +43,14 @@ import Testing
 
     @Test func aFailingMigrationLeavesNoTrace() async throws {
         try await withPool { pool in
-            let broken = Migration(version: 2, name: "broken", sql: "CREATE TABLE half (id int); SELECT * FROM nowhere;")
+            let broken = Migration(
+                version: 2, name: "broken", sql: "CREATE TABLE half (id int); SELECT * FROM nowhere;")
             await #expect(throws: PostgresError.self) { try await Migrator(migrations: [first, broken]).migrate(pool) }
             let tables = try await pool.withConnection { connection in
-                try connection.query("SELECT to_regclass('things') IS NOT NULL AS things, to_regclass('half') IS NOT NULL AS half")
-                    .rows[0]
+                try connection.query(
+                    "SELECT to_regclass('things') IS NOT NULL AS things, to_regclass('half') IS NOT NULL AS half"
+                )
+                .rows[0]
             }
             #expect(try tables.bool("things") && !tables.bool("half"))
             #expect(try await Migrator(migrations: [first, broken]).status(pool) == .pending(1))

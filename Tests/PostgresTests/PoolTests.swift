@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct PoolTests {
     @Test func exhaustedPoolTimesOutWithinTheWaitTimeout() async throws {
-        try await withPool({ $0.poolSize = 1; $0.poolWaitTimeout = .milliseconds(200) }) { pool in
+        try await withPool(PoolSettings(poolSize: 1, poolWaitTimeout: .milliseconds(200))) { pool in
             async let holder: Void = pool.withConnection { _ = try $0.query("SELECT pg_sleep(0.8)") }
             #expect(await eventually(within: .seconds(5)) { pool.statistics.inUse == 1 })
             let (elapsed, error) = await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }
@@ -18,7 +18,7 @@ import Testing
 
     @Test func neverHandsOneConnectionToTwoCallers() async throws {
         let inUse = InUseRegistry()
-        let backends = try await withPool({ $0.poolSize = 4; $0.poolWaitTimeout = .seconds(30) }) { pool in
+        let backends = try await withPool(PoolSettings(poolSize: 4, poolWaitTimeout: .seconds(30))) { pool in
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<60 {
                     group.addTask {
@@ -38,10 +38,12 @@ import Testing
     }
 
     @Test func waitersAreServedWhenConnectionsFreeUp() async throws {
-        try await withPool({ $0.poolSize = 2; $0.poolWaitTimeout = .seconds(10) }) { pool in
+        try await withPool(PoolSettings(poolSize: 2, poolWaitTimeout: .seconds(10))) { pool in
             let results = try await withThrowingTaskGroup(of: Int.self) { group in
                 for n in 0..<20 {
-                    group.addTask { try await pool.withConnection { try $0.query("SELECT $1::int AS n", [n]).rows[0].int("n") } }
+                    group.addTask {
+                        try await pool.withConnection { try $0.query("SELECT $1::int AS n", [n]).rows[0].int("n") }
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -105,21 +107,27 @@ import Testing
                     _ = try connection.query("INSERT INTO t VALUES (1)")
                 }
             }
-            await #expect(throws: PostgresError.server(sqlstate: "25P02", message: "a statement failed inside the transaction; it was rolled back")) {
+            await #expect(
+                throws: PostgresError.server(
+                    sqlstate: "25P02", message: "a statement failed inside the transaction; it was rolled back")
+            ) {
                 try await pool.withTransaction { connection in
                     _ = try connection.query("INSERT INTO t VALUES (3)")
                     _ = try? connection.query("INSERT INTO t VALUES (1)")
                 }
             }
             try await pool.withConnection { _ = try $0.execute("BEGIN; INSERT INTO t VALUES (4)") }
-            let ids = try await pool.withConnection { try $0.query("SELECT id FROM t ORDER BY id").rows.map { try $0.int("id") } }
+            let ids = try await pool.withConnection {
+                try $0.query("SELECT id FROM t ORDER BY id").rows.map { try $0.int("id") }
+            }
             #expect(ids == [1], "a transaction left open by a caller is rolled back")
         }
     }
 
     @Test func shutdownMakesCallsUnavailable() async throws {
         let database = try await TestDatabase.create(migrations: [])
-        let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
         #expect(await pool.ping())
         await pool.shutdown()
         await #expect(throws: PostgresError.unavailable) { try await pool.withConnection { _ in } }

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func refusesSynchronousCommitOffUnlessAllowed() async throws {
-        try await withPool({ $0.url += "?options=-c%20synchronous_commit%3Doff" }) { pool in
+        try await withPool(PoolSettings(urlSuffix: "?options=-c%20synchronous_commit%3Doff")) { pool in
             await #expect(throws: PreflightError.unsafeDurability(setting: "synchronous_commit", value: "off")) {
                 try await Preflight.check(pool, allowUnsafeDurability: false)
             }

@@ -42,8 +42,9 @@ import Testing
 @Suite struct ArrayLiteralTests {
     @Test func parsesQuotedAndBareElements() {
         #expect(PostgresArrayLiteral.parse("{}") == [])
-        #expect(PostgresArrayLiteral.parse(#"{a,"b,c","d\"e","f\\g","",NULLx,"NULL"}"#)
-            == ["a", "b,c", "d\"e", "f\\g", "", "NULLx", "NULL"])
+        #expect(
+            PostgresArrayLiteral.parse(#"{a,"b,c","d\"e","f\\g","",NULLx,"NULL"}"#)
+                == ["a", "b,c", "d\"e", "f\\g", "", "NULLx", "NULL"])
         #expect(PostgresArrayLiteral.parse("{日本,שלום}") == ["日本", "שלום"])
     }
 
@@ -129,9 +130,12 @@ import Testing
         #expect(PostgresError(sqlstate: "40P01", constraint: nil, message: "") == .deadlockDetected)
         #expect(PostgresError(sqlstate: "57014", constraint: nil, message: "") == .deadlineExceeded)
         for sqlstate in ["08006", "08003", "57P01", "57P02", "57P03"] {
-            #expect(PostgresError(sqlstate: sqlstate, constraint: nil, message: "") == .connectionLost(outcomeUnknown: true))
+            #expect(
+                PostgresError(sqlstate: sqlstate, constraint: nil, message: "") == .connectionLost(outcomeUnknown: true)
+            )
         }
-        #expect(PostgresError(sqlstate: "42P01", constraint: nil, message: "m") == .server(sqlstate: "42P01", message: "m"))
+        #expect(
+            PostgresError(sqlstate: "42P01", constraint: nil, message: "m") == .server(sqlstate: "42P01", message: "m"))
     }
 
     @Test func transientErrorsAreTheRetryableOnes() {

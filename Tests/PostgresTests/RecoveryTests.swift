@@ -26,16 +26,19 @@ import Testing
     }
 
     @Test func terminatedIdleConnectionsAreReplacedUnnoticed() async throws {
-        try await withCluster({ $0.poolSize = 4 }) { cluster, pool in
+        try await withCluster(PoolSettings(poolSize: 4)) { cluster, pool in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<4 { group.addTask { try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(0.05)") } } }
+                for _ in 0..<4 {
+                    group.addTask { try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(0.05)") } }
+                }
                 try await group.waitForAll()
             }
             #expect(pool.statistics.idle == 4)
             let terminated = try await cluster.terminateAllBackends(applicationName: pool.configuration.applicationName)
             #expect(terminated == 4)
             for n in 0..<8 {
-                #expect(try await pool.withConnection { try $0.query("SELECT $1::int AS n", [n]).rows[0].int("n") } == n)
+                #expect(
+                    try await pool.withConnection { try $0.query("SELECT $1::int AS n", [n]).rows[0].int("n") } == n)
             }
         }
     }
@@ -56,7 +59,7 @@ import Testing
     }
 
     @Test func frozenServerCostsABoundedWait() async throws {
-        try await withCluster({ $0.statementTimeout = .milliseconds(300) }) { cluster, pool in
+        try await withCluster(PoolSettings(statementTimeout: .milliseconds(300))) { cluster, pool in
             #expect(await pool.ping())
             try cluster.pause()
             let (elapsed, error) = await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }

@@ -6,12 +6,16 @@ import Testing
 @Suite struct TestDatabaseTests {
     @Test func createsAnIsolatedDatabaseAndDropsIt() async throws {
         let database = try await TestDatabase.create()
-        let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
-        let name = try await pool.withConnection { try $0.query("SELECT current_database() AS name").rows[0].string("name") }
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+        let name = try await pool.withConnection {
+            try $0.query("SELECT current_database() AS name").rows[0].string("name")
+        }
         await pool.shutdown()
         #expect(name == database.name)
         await database.drop()
-        let probe = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+        let probe = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
         #expect(await !probe.ping())
         await probe.shutdown()
     }
@@ -20,7 +24,8 @@ import Testing
         let database = try await TestDatabase.create(migrations: [
             Migration(version: 1, name: "t", sql: "CREATE TABLE t (id int)")
         ])
-        let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
         #expect(try await pool.withConnection { try $0.query("SELECT count(*) AS n FROM t").rows[0].int("n") } == 0)
         await pool.shutdown()
         await database.drop()
@@ -28,10 +33,12 @@ import Testing
 
     @Test func defaultDatabasesCarryTheRepositorysMigrations() async throws {
         let directory = TestSupport.repositoryRoot.appendingPathComponent("Migrations")
-        let migrations = FileManager.default.fileExists(atPath: directory.path) ? try Migrator.load(directory: directory) : []
+        let migrations =
+            FileManager.default.fileExists(atPath: directory.path) ? try Migrator.load(directory: directory) : []
         let databases = try await [TestDatabase.create(), TestDatabase.create()]
         for database in databases {
-            let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
+            let pool = PostgresPool(
+                configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
             let status = try await Migrator(migrations: migrations).status(pool)
             await pool.shutdown()
             await database.drop()

@@ -25,7 +25,8 @@ public final class ThrowawayCluster: Sendable {
         try await ThrowawayClusterCommand.run(
             "initdb", "-D", data.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8",
             "--no-sync")
-        let cluster = ThrowawayCluster(port: try await TestSupport.freePort(), dataDirectory: data, serverOptions: serverOptions)
+        let cluster = ThrowawayCluster(
+            port: try await TestSupport.freePort(), dataDirectory: data, serverOptions: serverOptions)
         try await cluster.start()
         return cluster
     }
@@ -114,7 +115,8 @@ public final class ThrowawayCluster: Sendable {
     private static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry in
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let end = stat.lastIndex(of: ")")
             else { return nil }
             // After "pid (name)": state, then the parent's pid.

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs PostgreSQL's server programs from `PG_BINDIR`, as the `postgres` user when we are root.
@@ -38,10 +38,12 @@ enum ThrowawayClusterCommand {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
         var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, argv[0], &actions, nil, &arguments, environ)
-        guard spawned == 0 else { throw TestSupportError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw TestSupportError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS are macros Swift does not import.
