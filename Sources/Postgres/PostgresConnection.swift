@@ -16,8 +16,8 @@ public final class PostgresConnection {
     private var preparedNames: [String: String] = [:]
     /// Set once the session is known to be unusable; the pool then closes it instead of reusing it.
     private(set) var isBroken = false
-    /// Whether a statement fully reached the server since `beginCheckout`. The pool retries a unit
-    /// of work on a fresh connection only when nothing had.
+    /// Whether any statement may have reached the server since `beginCheckout`. The pool retries a
+    /// unit of work on a fresh connection only when none can have.
     private(set) var hasSentSinceCheckout = false
 
     private init(handle: OpaquePointer, metrics: PoolMetrics, statementTimeout: Duration) {
