@@ -102,6 +102,8 @@ struct RequestFramer {
                 lineLength = 0
                 return nil
             }
+            // The line ending is not part of the limit (a stray CR is the decoder's to refuse).
+            if byte == UInt8(ascii: "\r") { return nil }
             lineLength += 1
             return lineLength > limits.maxRequestLineBytes ? .requestLineTooLong(limits.maxRequestLineBytes) : nil
         case .headerLine:
