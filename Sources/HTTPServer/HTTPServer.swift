@@ -1,5 +1,4 @@
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -46,8 +45,8 @@ public final class HTTPServer: Service, Sendable {
         bound.resolve(serverChannel.localAddress.map { .success($0) } ?? .failure(ChannelError.unknownLocalAddress))
         context.logger.info("http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
 
-        let forceClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
-        defer { forceClose.withLockedValue { $0?.cancel() } }
+        let connections = self.connections
+        let gracePeriod = Duration.nanoseconds(configuration.shutdownGracePeriod.nanoseconds)
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { group in
@@ -58,19 +57,23 @@ public final class HTTPServer: Service, Sendable {
                             }
                         }
                     }
+                    // Accepting has stopped. In-flight requests get the grace period; then their
+                    // connections are closed and their handlers cancelled, so run() returns.
+                    connections.quiesceAll()
+                    if await !connections.waitUntilAllClosed(timeout: gracePeriod) {
+                        context.logger.info("http server grace period over; closing remaining connections")
+                        connections.closeAll()
+                        group.cancelAll()
+                    }
                 }
             } onGracefulShutdown: {
                 self.context.logger.info("http server shutting down")
                 serverChannel.close(promise: nil)
-                self.connections.quiesceAll()
-                let task = serverChannel.eventLoop.scheduleTask(in: self.configuration.shutdownGracePeriod) {
-                    self.connections.closeAll()
-                }
-                forceClose.withLockedValue { $0 = task }
+                connections.quiesceAll()
             }
         } onCancel: {
             serverChannel.close(promise: nil)
-            self.connections.closeAll()
+            connections.closeAll()
         }
         context.logger.info("http server stopped")
     }

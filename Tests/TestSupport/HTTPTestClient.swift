@@ -52,12 +52,20 @@ public final class HTTPTestClient: Sendable {
         self.timeout = timeout
     }
 
-    public static func connect(host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(5)) async throws
-        -> HTTPTestClient
-    {
+    /// - Parameter reads: false leaves incoming bytes in the socket (a client that never reads,
+    ///   to test the server's backpressure) until ``startReading()``.
+    public static func connect(
+        host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(5), reads: Bool = true
+    ) async throws -> HTTPTestClient {
         let inbox = Inbox()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.autoRead, value: reads)
+        if !reads {
+            // A small receive buffer keeps what the kernel absorbs for a non-reading client small.
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: 16 * 1024)
+        }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(InboxHandler(inbox: inbox))
@@ -71,6 +79,12 @@ public final class HTTPTestClient: Sendable {
         -> HTTPTestClient
     {
         try await connect(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0, timeout: timeout)
+    }
+
+    /// Starts reading after `connect(reads: false)`.
+    public func startReading() async throws {
+        try await channel.setOption(.autoRead, value: true).get()
+        channel.read()
     }
 
     // MARK: Sending
