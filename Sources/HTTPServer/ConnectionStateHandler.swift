@@ -26,8 +26,9 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private let timeouts: Timeouts
-    /// Told when a timeout closes the connection (for logging).
-    private let onTimeout: @Sendable (TimeoutKind) -> Void
+    /// Told when a timeout closes the connection (for logging), with the request id of the 408
+    /// when one was sent.
+    private let onTimeout: @Sendable (TimeoutKind, String?) -> Void
 
     /// Request heads received minus responses completed.
     private var inFlight = 0
@@ -41,7 +42,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// A header/body timeout that fired while reading was paused; re-armed on the next read.
     private var deferredTimeout: TimeoutKind?
 
-    init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind) -> Void = { _ in }) {
+    init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind, String?) -> Void = { _, _ in }) {
         self.timeouts = timeouts
         self.onTimeout = onTimeout
     }
@@ -154,16 +155,18 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             deferredTimeout = kind
             return
         }
-        onTimeout(kind)
         if kind == .headerRead && inFlight == 0 {
             // Nothing else is being answered, so the client can still be told why.
+            let requestID = RequestID.generate()
+            onTimeout(kind, requestID)
             let response = HTTPResponse.problem(
                 Problem(status: .requestTimeout, detail: "The request headers were not received in time."))
-            ResponseHead.writeStandalone(response, requestID: RequestID.generate(), context: context) {
+            ResponseHead.writeStandalone(response, requestID: requestID, context: context) {
                 self.close(context: context)
             }
             return
         }
+        onTimeout(kind, nil)
         close(context: context)
     }
 

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -10,6 +11,11 @@ import ServiceLifecycle
 /// in-flight requests finish (their responses carry `Connection: close`), closes idle
 /// connections, force-closes what is left after ``HTTPServerConfiguration/shutdownGracePeriod``
 /// and then returns. Cancelling the task closes everything at once.
+///
+/// Handlers should honour task cancellation: a handler still running when the grace period
+/// ends is cancelled (its connection is already closed).
+///
+/// `metricsFactory` is for tests; production leaves it nil and bootstraps `MetricsSystem`.
 public final class HTTPServer: Service, Sendable {
     private let configuration: HTTPServerConfiguration
     private let context: ServerContext
@@ -19,12 +25,13 @@ public final class HTTPServer: Service, Sendable {
 
     public init(
         configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: (any RequestObserver)? = nil,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.context = ServerContext(
             configuration: configuration, router: router, logger: logger,
-            accessLog: AccessLog(logger: logger, observer: observer))
+            accessLog: AccessLog(logger: logger, observer: observer, metricsFactory: metricsFactory))
         self.eventLoopGroup = eventLoopGroup
     }
 

@@ -62,7 +62,8 @@ struct RequestExchange {
         case .found(let route, let parameters):
             var request = HTTPRequest(
                 method: head.method, path: path, query: query, headers: head.headers, pathParameters: parameters,
-                requestID: requestID, remoteAddress: remoteAddress, routeTemplate: route.template)
+                requestID: requestID, remoteAddress: remoteAddress, routeTemplate: route.template,
+                logger: context.logger)
             return try await serve(&request, route: route)
         }
     }
@@ -187,6 +188,11 @@ struct RequestExchange {
         let responseHead = ResponseHead.make(
             response, version: head.version, isHeadRequest: isHeadRequest, requestID: requestID, close: close)
         let sendsBody = !isHeadRequest && ResponseHead.statusAllowsBody(response.status)
+        // Logged even when the client is gone mid-write: the handler did run.
+        defer {
+            context.accessLog.record(
+                method: head.method, route: route, response: response, requestID: requestID, since: start)
+        }
         switch response.body {
         case .bytes(let buffer):
             var parts: [HTTPServerResponsePart] = [.head(responseHead)]
@@ -203,8 +209,6 @@ struct RequestExchange {
             }
             try await outbound.write(.end(nil))
         }
-        context.accessLog.record(
-            method: head.method, route: route, response: response, requestID: requestID, since: start)
         return !close
     }
 }
