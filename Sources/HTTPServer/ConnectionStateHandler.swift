@@ -113,7 +113,8 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             closeAfterResponse = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
             context.write(Self.wrapOutboundOut(.head(head)), promise: promise)
         case .end:
-            inFlight -= 1
+            // A rejection (414, 400…) answers bytes that never became a head: do not go below 0.
+            inFlight = max(0, inFlight - 1)
             if closeAfterResponse || (quiescing && isIdle) {
                 // Close once the last bytes are handed to the socket, not before.
                 let written = promise ?? context.eventLoop.makePromise()

@@ -104,6 +104,16 @@ import TestSupport
         }
     }
 
+    @Test func jsonRequestHelperRoundTrips() async throws {
+        try await withLiveServer { server in
+            let response = try await server.connect().request("POST", "/echo", json: ["name": "x", "n": 1])
+            #expect(response.status == 200)
+            let echoed = response.json as? [String: Any]
+            #expect(echoed?["name"] as? String == "x")
+            #expect(echoed?["n"] as? Int == 1)
+        }
+    }
+
     @Test func saneRequestIDIsEchoed() async throws {
         try await withLiveServer { server in
             let response = try await server.connect().request("GET", "/request-id", headers: [("X-Request-ID", "abc-123_XYZ")])

@@ -90,6 +90,36 @@ import TestSupport
         }
     }
 
+    @Test func slowConsumerOfARequestBodyHoldsTheClientBack() async throws {
+        // The handler reads nothing for a while; the server must stop reading the socket rather
+        // than buffer the upload, so the client's 16 MiB cannot all be sent in the meantime.
+        var router = Router()
+        router.add(.POST, "/sink", body: .streamed(contentTypes: [])) { request in
+            try? await Task.sleep(for: .milliseconds(600))
+            var total = 0
+            do {
+                for try await chunk in request.bodyStream! { total += chunk.readableBytes }
+            } catch {
+                return .problem(Problem(status: .badRequest))
+            }
+            return .json(["bytes": total])
+        }
+        let size = 16 * 1024 * 1024
+        try await withLiveServer(router: router) { server in
+            let client = try await server.connect()
+            let sent = ProducedCounter()
+            let upload = Task {
+                try await client.send(HTTPTestClient.requestBytes("POST", "/sink", body: [UInt8](repeating: 0x7A, count: size)))
+                sent.add()
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(sent.value == 0)  // still blocked: the server is not reading
+            try await upload.value
+            let response = try await client.readResponse()
+            #expect(response.json as? [String: Int] == ["bytes": size])
+        }
+    }
+
     @Test func streamedRequestBodyOverTheRouteLimitIs413AndClose() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()

@@ -120,15 +120,21 @@ public final class HTTPTestClient: Sendable {
     public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil)
         async throws -> TestResponse
     {
-        try await request(method, path, headers: headers, bytes: body.map { Array($0.utf8) })
+        try await send(Self.requestBytes(method, path, headers: headers, body: body.map { Array($0.utf8) }))
+        return try await readFinalResponse(toHEAD: method == "HEAD")
     }
 
-    public func request(_ method: String, _ path: String, headers: [(String, String)] = [], bytes: [UInt8]?)
+    /// Sends one request with a binary body and reads its final response.
+    public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8])
         async throws -> TestResponse
     {
-        try await send(Self.requestBytes(method, path, headers: headers, body: bytes))
+        try await send(Self.requestBytes(method, path, headers: headers, body: body))
+        return try await readFinalResponse(toHEAD: method == "HEAD")
+    }
+
+    private func readFinalResponse(toHEAD: Bool) async throws -> TestResponse {
         while true {
-            let response = try await readResponse(toHEAD: method == "HEAD")
+            let response = try await readResponse(toHEAD: toHEAD)
             if response.status >= 200 || response.status == 101 { return response }
         }
     }
@@ -139,7 +145,7 @@ public final class HTTPTestClient: Sendable {
     {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])
         return try await request(
-            method, path, headers: [("Content-Type", "application/json")] + headers, bytes: Array(data))
+            method, path, headers: [("Content-Type", "application/json")] + headers, body: Array(data))
     }
 
     // MARK: Reading
