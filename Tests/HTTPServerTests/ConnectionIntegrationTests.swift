@@ -170,4 +170,16 @@ import TestSupport
             #expect(try await client.request("GET", "/hello").status == 200)
         }
     }
+
+    @Test(arguments: [("Transfer-Encoding", "chunked"), ("Content-Length", "5000")])
+    func earlyErrorWithABodyNotWorthReadingCloses(framing: (String, String)) async throws {
+        try await withLiveServer { server in
+            let client = try await server.connect()
+            try await client.send(HTTPTestClient.requestBytes("POST", "/nowhere", headers: [framing]))
+            let response = try await client.readResponse()
+            #expect(response.status == 404)
+            #expect(response.header("connection") == "close")
+            #expect(try await client.waitForClose())
+        }
+    }
 }
