@@ -33,7 +33,6 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Request heads received minus responses completed.
     private var inFlight = 0
     private var headInProgress = false
-    private var bodyInProgress = false
     private var readOutstanding = false
     private var quiescing = false
     private var closeAfterResponse = false
@@ -81,12 +80,10 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .head:
             headInProgress = false
             inFlight += 1
-            bodyInProgress = true
             arm(.bodyRead, context: context)
         case .body:
             arm(.bodyRead, context: context)
         case .end:
-            bodyInProgress = false
             if timer?.kind == .bodyRead { cancelTimer() }
         }
         context.fireChannelRead(data)
