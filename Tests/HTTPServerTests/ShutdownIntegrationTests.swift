@@ -8,13 +8,20 @@ import TestSupport
 /// Graceful shutdown through ServiceLifecycle, as the executable runs the server.
 @Suite struct ShutdownIntegrationTests {
     @Test func inFlightRequestFinishesWhileNewConnectionsAreRefused() async throws {
-        try await withLiveServer { server in
+        let started = ProducedCounter()
+        var router = testRouter()
+        router.add(.GET, "/in-flight") { _ in
+            started.add()
+            try? await Task.sleep(for: .milliseconds(600))
+            return .json(["slept": 600])
+        }
+        try await withLiveServer(router: router) { server in
             let busy = try await server.connect()
             let idle = try await server.connect()
             #expect(try await idle.request("GET", "/hello").status == 200)
 
-            try await busy.send(HTTPTestClient.requestBytes("GET", "/slow?ms=600"))
-            try await Task.sleep(for: .milliseconds(150))  // the handler is running
+            try await busy.send(HTTPTestClient.requestBytes("GET", "/in-flight"))
+            while started.value == 0 { try await Task.sleep(for: .milliseconds(5)) }
             await server.shutDownGracefully()
 
             #expect(try await idle.waitForClose(within: .seconds(2)))  // idle keep-alive: closed at once

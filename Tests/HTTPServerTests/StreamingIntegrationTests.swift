@@ -64,7 +64,10 @@ import TestSupport
             let heldBack = produced.value
             #expect(heldBack < 200)  // far below 1024: socket buffers hold a few MiB at most
             try await client.startReading()
-            try await Task.sleep(for: .milliseconds(100))
+            let deadline = ContinuousClock.now + .seconds(3)
+            while produced.value <= heldBack && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             #expect(produced.value > heldBack)  // and reading lets it go on
             await client.close()
         }
