@@ -59,7 +59,8 @@ struct HTTPConnection {
     private func rejectUnreadable(_ error: any Error, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>)
         async throws
     {
-        if case ChannelError.ioOnClosedChannel? = error as? ChannelError { return }
+        // Anything else (reset, cancellation, closed channel) means there is nobody to answer.
+        guard error is RequestRejection || error is HTTPParserError else { return }
         let rejection = RequestRejection.from(error)
         let requestID = RequestID.generate()
         let start = ContinuousClock.now

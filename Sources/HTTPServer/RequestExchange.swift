@@ -174,10 +174,10 @@ struct RequestExchange {
         switch error {
         case RequestBodyError.tooLarge(let limit):
             rejection = .tooLarge(limit)
-        case RequestBodyError.incomplete, is ChannelError:
-            return .abort  // the client is gone; nobody to answer
-        default:
+        case is RequestRejection, is HTTPParserError:
             rejection = .from(error)
+        default:
+            return .abort  // reset, cancelled, closed: nobody to answer
         }
         return try await refuse(rejection, route: route)
     }
