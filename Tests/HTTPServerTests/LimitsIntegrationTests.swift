@@ -172,6 +172,17 @@ import TestSupport
         }
     }
 
+    @Test func brokenChunkFramingMidBodyIs400AndClose() async throws {
+        try await withLiveServer { server in
+            let client = try await server.connect()
+            try await client.send(
+                HTTPTestClient.requestBytes(
+                    "POST", "/echo", headers: [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")]))
+            try await client.send("2\r\n{}\r\nnot-hex\r\n")
+            try await expectProblemAndClose(client, status: 400)
+        }
+    }
+
     @Test func garbageIs400AndClose() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()

@@ -96,6 +96,11 @@ import Testing
         #expect(rejection(events) == .unsupportedTransferEncoding)
     }
 
+    @Test(arguments: ["Content-Length : 5", "Transfer-Encoding\t: chunked", "X-Any : 1"])
+    func whitespaceBeforeTheColonIsRefused(header: String) {
+        #expect(rejection(scan("POST / HTTP/1.1\r\n\(header)\r\n\r\n"))?.status == .badRequest)
+    }
+
     @Test func obsoleteLineFoldingIsRefused() {
         #expect(rejection(scan("GET / HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n"))?.status == .badRequest)
     }
