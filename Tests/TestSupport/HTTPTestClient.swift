@@ -64,6 +64,11 @@ public final class HTTPTestClient: Sendable {
         self.timeout = timeout
     }
 
+    deinit {
+        // Tests that forget close() must not leak sockets over hundreds of cases.
+        channel.close(promise: nil)
+    }
+
     /// - Parameter reads: false leaves incoming bytes in the socket (a client that never reads,
     ///   to test the server's backpressure) until ``startReading()``.
     public static func connect(
