@@ -1,3 +1,4 @@
+import Foundation
 @testable import HTTPServer
 import NIOCore
 import NIOHTTP1
@@ -34,6 +35,13 @@ import Testing
         #expect(response.headers["content-type"] == ["application/json"])
         #expect(response.headers["location"] == ["/x"])
         #expect(bodyString(response) == #"{"a":1,"b":2}"#)
+    }
+
+    @Test func jsonWithACustomEncoder() {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        struct Value: Encodable { var userId = 1 }
+        #expect(bodyString(.json(Value(), encoder: encoder)) == #"{"user_id":1}"#)
     }
 
     @Test func withHeaderReplaces() {

@@ -39,7 +39,19 @@ public enum HTTPTestClientError: Error, Equatable {
 /// A raw HTTP/1.1 client over loopback for tests: send arbitrary bytes, read responses
 /// (Content-Length, chunked or close-delimited), reuse a connection, pipeline, see the peer close.
 ///
-/// Not for production: it buffers everything and polls.
+/// ```swift
+/// let client = try await HTTPTestClient.connect(port: port)
+/// let created = try await client.request("POST", "/v1/users/u1/devices", json: ["token": "abc"])
+/// #expect(created.status == 201)
+/// let listed = try await client.request("GET", "/v1/users/u1/devices", headers: [("Authorization", "Bearer …")])
+/// #expect((listed.json as? [String: Any])?["devices"] != nil)
+/// // Raw bytes and pipelining:
+/// try await client.send(HTTPTestClient.requestBytes("GET", "/a") + HTTPTestClient.requestBytes("GET", "/b"))
+/// let (a, b) = (try await client.readResponse(), try await client.readResponse())
+/// ```
+///
+/// One request at a time per client (it is not a connection pool). Not for production: it
+/// buffers everything and polls.
 public final class HTTPTestClient: Sendable {
     private let channel: any Channel
     private let inbox: Inbox
@@ -50,6 +62,11 @@ public final class HTTPTestClient: Sendable {
         self.channel = channel
         self.inbox = inbox
         self.timeout = timeout
+    }
+
+    deinit {
+        // Tests that forget close() must not leak sockets over hundreds of cases.
+        channel.close(promise: nil)
     }
 
     /// - Parameter reads: false leaves incoming bytes in the socket (a client that never reads,
