@@ -23,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most devices one user may have; registering past it evicts the least recently seen. (env: USER_DEVICE_CAP, default: 25)")
     var userDeviceCap: Int?
 
+    @Option(help: "Bad API keys one client address may present per minute before it is answered 429. (env: BAD_KEY_LIMIT, default: 20)")
+    var badKeyLimit: Int?
+
     @Flag(help: "Do not apply migrations at start; /readyz stays 503 until they are applied. (env: SKIP_MIGRATIONS=true)")
     var skipMigrations = false
 
@@ -44,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
         var apiConfiguration = RegistryAPI.Configuration()
         apiConfiguration.userDeviceCap = try Setting.resolve(
             userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap, valid: { (1...1000).contains($0) }, expected: "1–1000")
+        apiConfiguration.badKeyLimit = try Setting.resolve(
+            badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 }, expected: "a positive number")
         let openAPIURL = try ResourceLocator.locate("openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
         let setup = DatabaseSetup(
