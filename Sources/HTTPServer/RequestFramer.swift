@@ -158,11 +158,15 @@ struct RequestFramer {
         isHTTP10 = false
     }
 
-    /// Notes the version for the Host and Transfer-Encoding rules; the decoder validates it.
+    /// Refuses a request line that is not exactly `method SP target SP version` (llhttp lets
+    /// runs of spaces through; a proxy in front may split such a line differently) and notes
+    /// the version for the Host and Transfer-Encoding rules. The decoder validates the parts.
     private mutating func requestLineEnded() -> RequestRejection? {
         defer { line.removeAll(keepingCapacity: true) }
         let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return nil }  // the decoder refuses it
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+            return .malformed("The request line must be: method, one space, target, one space, version.")
+        }
         isHTTP10 = parts[2].elementsEqual("HTTP/1.0".utf8)
         return nil
     }

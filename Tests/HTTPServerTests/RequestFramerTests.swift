@@ -117,6 +117,11 @@ import Testing
         #expect(rejection(events)?.status == .requestHeaderFieldsTooLarge)
     }
 
+    @Test(arguments: ["GET  / HTTP/1.1", "GET / HTTP/1.1 ", " GET / HTTP/1.1", "GET /", "GET / x HTTP/1.1"])
+    func requestLineWithOtherThanTwoSingleSpacesIsRefused(line: String) {
+        #expect(rejection(scan("\(line)\r\nHost: x\r\n\r\n"))?.status == .badRequest)
+    }
+
     @Test func http11WithoutHostIsRefused() {
         #expect(rejection(scan("GET / HTTP/1.1\r\nX-A: 1\r\n\r\n"))?.status == .badRequest)
         #expect(rejection(scan("GET / HTTP/1.0\r\nX-A: 1\r\n\r\n")) == nil)
