@@ -11,6 +11,9 @@ struct AccessLog: Sendable {
 
     let logger: Logger
     let observer: (any RequestObserver)?
+    /// nil: the process-wide `MetricsSystem.factory`, looked up when recording so a backend
+    /// bootstrapped after the server was created is still used.
+    let metricsFactory: (any MetricsFactory)?
 
     /// - Parameter method: nil when the request could not even be parsed.
     func record(
@@ -31,12 +34,15 @@ struct AccessLog: Sendable {
         }
         logger.info("request", metadata: metadata)
 
+        let factory = metricsFactory ?? MetricsSystem.factory
         Counter(
             label: "http_requests_total",
-            dimensions: [("route", route), ("method", methodName), ("status", String(status))]
+            dimensions: [("route", route), ("method", methodName), ("status", String(status))], factory: factory
         ).increment()
-        Metrics.Timer(label: "http_request_duration_seconds", dimensions: [("route", route), ("method", methodName)])
-            .recordNanoseconds(Self.nanoseconds(duration))
+        Metrics.Timer(
+            label: "http_request_duration_seconds", dimensions: [("route", route), ("method", methodName)],
+            factory: factory
+        ).recordNanoseconds(Self.nanoseconds(duration))
 
         observer?.requestCompleted(
             CompletedRequest(

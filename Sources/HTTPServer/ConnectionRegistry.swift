@@ -35,6 +35,17 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// Waits until every connection has closed or `timeout` has passed; true if they all closed.
+    /// Polls: it runs once, at shutdown, and a 10 ms granularity is fine there.
+    func waitUntilAllClosed(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !state.withLockedValue({ $0.channels.isEmpty }) {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
     /// Closes whatever is still open.
     func closeAll() {
         let channels = state.withLockedValue { Array($0.channels.values) }

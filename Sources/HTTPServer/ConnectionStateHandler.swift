@@ -26,13 +26,13 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private let timeouts: Timeouts
-    /// Told when a timeout closes the connection (for logging).
-    private let onTimeout: @Sendable (TimeoutKind) -> Void
+    /// Told when a timeout closes the connection (for logging), with the request id of the 408
+    /// when one was sent.
+    private let onTimeout: @Sendable (TimeoutKind, String?) -> Void
 
     /// Request heads received minus responses completed.
     private var inFlight = 0
     private var headInProgress = false
-    private var bodyInProgress = false
     private var readOutstanding = false
     private var quiescing = false
     private var closeAfterResponse = false
@@ -41,7 +41,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// A header/body timeout that fired while reading was paused; re-armed on the next read.
     private var deferredTimeout: TimeoutKind?
 
-    init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind) -> Void = { _ in }) {
+    init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind, String?) -> Void = { _, _ in }) {
         self.timeouts = timeouts
         self.onTimeout = onTimeout
     }
@@ -80,12 +80,10 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .head:
             headInProgress = false
             inFlight += 1
-            bodyInProgress = true
             arm(.bodyRead, context: context)
         case .body:
             arm(.bodyRead, context: context)
         case .end:
-            bodyInProgress = false
             if timer?.kind == .bodyRead { cancelTimer() }
         }
         context.fireChannelRead(data)
@@ -112,7 +110,8 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             closeAfterResponse = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
             context.write(Self.wrapOutboundOut(.head(head)), promise: promise)
         case .end:
-            inFlight -= 1
+            // A rejection (414, 400…) answers bytes that never became a head: do not go below 0.
+            inFlight = max(0, inFlight - 1)
             if closeAfterResponse || (quiescing && isIdle) {
                 // Close once the last bytes are handed to the socket, not before.
                 let written = promise ?? context.eventLoop.makePromise()
@@ -154,16 +153,18 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             deferredTimeout = kind
             return
         }
-        onTimeout(kind)
         if kind == .headerRead && inFlight == 0 {
             // Nothing else is being answered, so the client can still be told why.
+            let requestID = RequestID.generate()
+            onTimeout(kind, requestID)
             let response = HTTPResponse.problem(
                 Problem(status: .requestTimeout, detail: "The request headers were not received in time."))
-            ResponseHead.writeStandalone(response, requestID: RequestID.generate(), context: context) {
+            ResponseHead.writeStandalone(response, requestID: requestID, context: context) {
                 self.close(context: context)
             }
             return
         }
+        onTimeout(kind, nil)
         close(context: context)
     }
 

@@ -38,10 +38,15 @@ struct HTTPConnection {
                     let exchange = RequestExchange(
                         head: head, isLastOnConnection: served >= context.configuration.maxRequestsPerConnection,
                         remoteAddress: remoteAddress, reader: reader, outbound: outbound, context: context)
-                    guard try await exchange.run() else {
-                        // The response said `Connection: close`; ConnectionStateHandler closes
-                        // once it is written, so closing here could cut it short.
+                    switch try await exchange.run() {
+                    case .keepAlive:
+                        continue
+                    case .closeAfterResponse:
+                        // ConnectionStateHandler closes once the response is written; closing
+                        // here could drop the part of it still waiting for the socket.
                         try? await channel.channel.closeFuture.get()
+                        return
+                    case .abort:
                         return
                     }
                 }
@@ -54,7 +59,8 @@ struct HTTPConnection {
     private func rejectUnreadable(_ error: any Error, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>)
         async throws
     {
-        if case ChannelError.ioOnClosedChannel? = error as? ChannelError { return }
+        // Anything else (reset, cancellation, closed channel) means there is nobody to answer.
+        guard error is RequestRejection || error is HTTPParserError else { return }
         let rejection = RequestRejection.from(error)
         let requestID = RequestID.generate()
         let start = ContinuousClock.now

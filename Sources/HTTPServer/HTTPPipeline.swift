@@ -25,8 +25,11 @@ enum HTTPPipeline {
             RequestFramingHandler(limits: limits),
             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
             HTTPResponseEncoder(configuration: encoderConfiguration),
-            ConnectionStateHandler(timeouts: timeouts) { kind in
-                logger.debug("closing connection on timeout", metadata: ["timeout": "\(kind.rawValue)", "peer": "\(remote)"])
+            ConnectionStateHandler(timeouts: timeouts) { kind, requestID in
+                var metadata: Logger.Metadata = ["timeout": "\(kind.rawValue)", "peer": "\(remote)"]
+                if let requestID { metadata["request_id"] = "\(requestID)" }
+                // Idle keep-alive connections time out all the time; slow clients are news.
+                logger.log(level: kind == .idle ? .debug : .info, "closing connection on timeout", metadata: metadata)
             },
         ])
     }

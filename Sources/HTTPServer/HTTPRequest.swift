@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -20,11 +21,14 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String?
     /// The matched template, e.g. "/v1/users/{user_id}/devices".
     public var routeTemplate: String
+    /// The server's logger with `request_id` metadata set, so handler log lines carry it.
+    public var logger: Logger
 
     public init(
         method: HTTPMethod, path: String, query: QueryParameters = QueryParameters(), headers: HTTPHeaders = [:],
         body: ByteBuffer = ByteBuffer(), bodyStream: RequestBodyStream? = nil, pathParameters: [String: String] = [:],
-        requestID: String = RequestID.generate(), remoteAddress: String? = nil, routeTemplate: String = ""
+        requestID: String = RequestID.generate(), remoteAddress: String? = nil, routeTemplate: String = "",
+        logger: Logger? = nil
     ) {
         self.method = method
         self.path = path
@@ -36,6 +40,9 @@ public struct HTTPRequest: Sendable {
         self.requestID = requestID
         self.remoteAddress = remoteAddress
         self.routeTemplate = routeTemplate
+        var logger = logger ?? Logger(label: "HTTPServer.request")
+        logger[metadataKey: "request_id"] = .string(requestID)
+        self.logger = logger
     }
 
     /// Decodes the body as JSON, or throws a 400 ``Problem`` that names the offending field

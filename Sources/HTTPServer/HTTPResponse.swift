@@ -36,7 +36,14 @@ public struct HTTPResponse: Sendable {
     public static func json<T: Encodable>(_ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:])
         -> HTTPResponse
     {
-        guard let data = try? JSONCoding.encoder.encode(value) else {
+        json(value, status: status, headers: headers, encoder: JSONCoding.encoder)
+    }
+
+    /// `value` encoded with a caller's encoder (e.g. for a date strategy); same failure rule.
+    public static func json<T: Encodable>(
+        _ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:], encoder: JSONEncoder
+    ) -> HTTPResponse {
+        guard let data = try? encoder.encode(value) else {
             return .problem(Problem(status: .internalServerError))
         }
         return .json(encoded: ByteBuffer(bytes: data), status: status, headers: headers)

@@ -1,5 +1,5 @@
 import Logging
-import NIOConcurrencyHelpers
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -11,6 +11,11 @@ import ServiceLifecycle
 /// in-flight requests finish (their responses carry `Connection: close`), closes idle
 /// connections, force-closes what is left after ``HTTPServerConfiguration/shutdownGracePeriod``
 /// and then returns. Cancelling the task closes everything at once.
+///
+/// Handlers should honour task cancellation: a handler still running when the grace period
+/// ends is cancelled (its connection is already closed).
+///
+/// `metricsFactory` is for tests; production leaves it nil and bootstraps `MetricsSystem`.
 public final class HTTPServer: Service, Sendable {
     private let configuration: HTTPServerConfiguration
     private let context: ServerContext
@@ -20,12 +25,13 @@ public final class HTTPServer: Service, Sendable {
 
     public init(
         configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: (any RequestObserver)? = nil,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.context = ServerContext(
             configuration: configuration, router: router, logger: logger,
-            accessLog: AccessLog(logger: logger, observer: observer))
+            accessLog: AccessLog(logger: logger, observer: observer, metricsFactory: metricsFactory))
         self.eventLoopGroup = eventLoopGroup
     }
 
@@ -46,8 +52,8 @@ public final class HTTPServer: Service, Sendable {
         bound.resolve(serverChannel.localAddress.map { .success($0) } ?? .failure(ChannelError.unknownLocalAddress))
         context.logger.info("http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
 
-        let forceClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
-        defer { forceClose.withLockedValue { $0?.cancel() } }
+        let connections = self.connections
+        let gracePeriod = Duration.nanoseconds(configuration.shutdownGracePeriod.nanoseconds)
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { group in
@@ -58,19 +64,23 @@ public final class HTTPServer: Service, Sendable {
                             }
                         }
                     }
+                    // Accepting has stopped. In-flight requests get the grace period; then their
+                    // connections are closed and their handlers cancelled, so run() returns.
+                    connections.quiesceAll()
+                    if await !connections.waitUntilAllClosed(timeout: gracePeriod) {
+                        context.logger.info("http server grace period over; closing remaining connections")
+                        connections.closeAll()
+                        group.cancelAll()
+                    }
                 }
             } onGracefulShutdown: {
                 self.context.logger.info("http server shutting down")
                 serverChannel.close(promise: nil)
-                self.connections.quiesceAll()
-                let task = serverChannel.eventLoop.scheduleTask(in: self.configuration.shutdownGracePeriod) {
-                    self.connections.closeAll()
-                }
-                forceClose.withLockedValue { $0 = task }
+                connections.quiesceAll()
             }
         } onCancel: {
             serverChannel.close(promise: nil)
-            self.connections.closeAll()
+            connections.closeAll()
         }
         context.logger.info("http server stopped")
     }

@@ -86,15 +86,20 @@ final class RequestBodySource: Sendable {
     }
 
     func next() async throws -> ByteBuffer? {
-        try state.withLockedValue { value in
+        let alreadyFinished = try state.withLockedValue { value in
             switch value.state {
-            case .idle: value.state = .reading
-            case .reading, .detached: throw RequestBodyError.misuse
-            case .finished: break
-            case .failed(let error): throw error
+            case .idle:
+                value.state = .reading
+                return false
+            case .finished:
+                return true
+            case .reading, .detached:
+                throw RequestBodyError.misuse
+            case .failed(let error):
+                throw error
             }
         }
-        if case .finished = state.withLockedValue({ $0.state }) { return nil }
+        if alreadyFinished { return nil }
 
         let part: HTTPServerRequestPart?
         do {

@@ -5,6 +5,15 @@ import NIOHTTP1
 /// One request and its response on a connection: routing, the body checks that come before
 /// any handler (415, 413, `Expect`), reading the body, running the handler, writing the answer.
 struct RequestExchange {
+    /// What becomes of the connection after this exchange.
+    enum Disposition {
+        case keepAlive
+        /// The response said `Connection: close`; ConnectionStateHandler closes once it is written.
+        case closeAfterResponse
+        /// Close now: the client is gone or the byte stream cannot be followed any more.
+        case abort
+    }
+
     let head: HTTPRequestHead
     let isLastOnConnection: Bool
     let remoteAddress: String?
@@ -30,13 +39,14 @@ struct RequestExchange {
 
     private var keepAlive: Bool { head.isKeepAlive && !isLastOnConnection }
     private var declaredLength: Int? { head.headers.first(name: "content-length").flatMap { Int($0) } }
-    private var hasBody: Bool { head.headers.contains(name: "transfer-encoding") || (declaredLength ?? 0) > 0 }
+    private var isChunked: Bool { head.headers.contains(name: "transfer-encoding") }
+    private var hasBody: Bool { isChunked || (declaredLength ?? 0) > 0 }
     private var expectsContinue: Bool {
         head.headers.first(name: "expect")?.lowercased() == "100-continue" && head.version == .http1_1
     }
 
-    /// Serves the request; returns whether the connection stays open for the next one.
-    func run() async throws -> Bool {
+    /// Serves the request and says what becomes of the connection.
+    func run() async throws -> Disposition {
         guard head.uri.hasPrefix("/") else {
             return try await answerEarly(.problem(Problem(status: .badRequest, detail: "The request target must be a path.")))
         }
@@ -62,12 +72,13 @@ struct RequestExchange {
         case .found(let route, let parameters):
             var request = HTTPRequest(
                 method: head.method, path: path, query: query, headers: head.headers, pathParameters: parameters,
-                requestID: requestID, remoteAddress: remoteAddress, routeTemplate: route.template)
+                requestID: requestID, remoteAddress: remoteAddress, routeTemplate: route.template,
+                logger: context.logger)
             return try await serve(&request, route: route)
         }
     }
 
-    private func serve(_ request: inout HTTPRequest, route: Route) async throws -> Bool {
+    private func serve(_ request: inout HTTPRequest, route: Route) async throws -> Disposition {
         let limit = route.bodyLimit ?? (route.body.isStreamed ? nil : context.configuration.maxBodyBytes)
         if hasBody && !route.body.accepts(contentType: head.headers.first(name: "content-type")) {
             return try await answerEarly(
@@ -101,7 +112,7 @@ struct RequestExchange {
 
         var body = ByteBuffer()
         while true {
-            switch try await readPart() {
+            switch await readPart() {
             case .body(var chunk):
                 if let limit, body.readableBytes + chunk.readableBytes > limit {
                     return try await refuse(.tooLarge(limit), route: route.template)
@@ -112,7 +123,7 @@ struct RequestExchange {
                 let response = await route.handler(request)
                 return try await answer(response, route: route.template, close: !keepAlive)
             case .head, nil:
-                return false
+                return .abort
             case .failure(let error):
                 return try await refuse(error, route: route.template)
             }
@@ -123,7 +134,7 @@ struct RequestExchange {
         case head, body(ByteBuffer), end, failure(any Error)
     }
 
-    private func readPart() async throws -> Part? {
+    private func readPart() async -> Part? {
         do {
             switch try await reader.next() {
             case .head: return .head
@@ -136,49 +147,48 @@ struct RequestExchange {
         }
     }
 
-    /// Answers before the handler would run (404, 405, 415, …). Without `Expect` the client
-    /// sends its body regardless, so it is read and dropped afterwards to keep the connection;
-    /// with `Expect` the client may never send it, so the connection is closed instead.
-    private func answerEarly(_ response: HTTPResponse, route: String = AccessLog.unmatched) async throws -> Bool {
-        let close = !keepAlive || (hasBody && expectsContinue)
-        guard try await answer(response, route: route, close: close) else { return false }
-        var discarded = 0
+    /// Answers before the handler would run (404, 405, 415, …). A small declared body is read
+    /// and dropped afterwards to keep the connection. Otherwise the connection closes: with
+    /// `Expect` the client may never send the body, and a chunked or large one is not worth reading.
+    private func answerEarly(_ response: HTTPResponse, route: String = AccessLog.unmatched) async throws
+        -> Disposition
+    {
+        let worthDraining = !isChunked && !expectsContinue && (declaredLength ?? 0) <= context.configuration.maxBodyBytes
+        let close = !keepAlive || (hasBody && !worthDraining)
+        guard try await answer(response, route: route, close: close) == .keepAlive else { return .closeAfterResponse }
         while true {
-            switch try await readPart() {
-            case .body(let chunk):
-                discarded += chunk.readableBytes
-                // Past the limit it is not worth reading on; the answer is already out.
-                if discarded > context.configuration.maxBodyBytes { return false }
+            switch await readPart() {
+            case .body:
+                continue
             case .end:
-                return true
+                return .keepAlive
             case .head, .failure, nil:
-                return false
+                return .abort
             }
         }
     }
 
     /// Answers a request whose body broke a rule, then closes: the rest of the body is unread.
-    private func refuse(_ error: any Error, route: String) async throws -> Bool {
+    private func refuse(_ error: any Error, route: String) async throws -> Disposition {
         let rejection: RequestRejection
         switch error {
         case RequestBodyError.tooLarge(let limit):
             rejection = .tooLarge(limit)
-        case RequestBodyError.incomplete, is ChannelError:
-            return false  // the client is gone; nobody to answer
-        default:
+        case is RequestRejection, is HTTPParserError:
             rejection = .from(error)
+        default:
+            return .abort  // reset, cancelled, closed: nobody to answer
         }
         return try await refuse(rejection, route: route)
     }
 
-    private func refuse(_ rejection: RequestRejection, route: String) async throws -> Bool {
+    private func refuse(_ rejection: RequestRejection, route: String) async throws -> Disposition {
         let response = HTTPResponse.problem(Problem(status: rejection.status, detail: rejection.detail))
-        _ = try await answer(response, route: route, close: true)
-        return false
+        return try await answer(response, route: route, close: true)
     }
 
-    /// Writes `response` and logs it; returns whether the connection stays open.
-    private func answer(_ response: HTTPResponse, route: String, close: Bool) async throws -> Bool {
+    /// Writes `response` and logs it.
+    private func answer(_ response: HTTPResponse, route: String, close: Bool) async throws -> Disposition {
         var close = close
         if case .stream = response.body, head.version != .http1_1, head.method != .HEAD {
             close = true  // no chunked in HTTP/1.0: the end of the body is the end of the connection
@@ -187,6 +197,11 @@ struct RequestExchange {
         let responseHead = ResponseHead.make(
             response, version: head.version, isHeadRequest: isHeadRequest, requestID: requestID, close: close)
         let sendsBody = !isHeadRequest && ResponseHead.statusAllowsBody(response.status)
+        // Logged even when the client is gone mid-write: the handler did run.
+        defer {
+            context.accessLog.record(
+                method: head.method, route: route, response: response, requestID: requestID, since: start)
+        }
         switch response.body {
         case .bytes(let buffer):
             var parts: [HTTPServerResponsePart] = [.head(responseHead)]
@@ -203,9 +218,7 @@ struct RequestExchange {
             }
             try await outbound.write(.end(nil))
         }
-        context.accessLog.record(
-            method: head.method, route: route, response: response, requestID: requestID, since: start)
-        return !close
+        return close ? .closeAfterResponse : .keepAlive
     }
 }
 

@@ -102,6 +102,8 @@ struct RequestFramer {
                 lineLength = 0
                 return nil
             }
+            // The line ending is not part of the limit (a stray CR is the decoder's to refuse).
+            if byte == UInt8(ascii: "\r") { return nil }
             lineLength += 1
             return lineLength > limits.maxRequestLineBytes ? .requestLineTooLong(limits.maxRequestLineBytes) : nil
         case .headerLine:
@@ -157,6 +159,11 @@ struct RequestFramer {
             return .malformed("Obsolete header line folding is not supported.")
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }  // the decoder refuses it
+        // "Content-Length : 5" must not be read as a framing header by one parser and not the
+        // other; RFC 9112 §5.1 says to refuse whitespace before the colon.
+        if line[..<colon].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+            return .malformed("Whitespace between a header name and its colon.")
+        }
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
         guard name == "content-length" || name == "transfer-encoding" else { return nil }
         let value = String(decoding: line[(colon + 1)...], as: UTF8.self)

@@ -13,4 +13,16 @@ public struct CompletedRequest: Sendable {
     public var duration: Duration
     public var requestID: String
     public var logMetadata: [String: String]
+
+    public init(
+        method: HTTPMethod, routeTemplate: String, status: HTTPResponseStatus, duration: Duration, requestID: String,
+        logMetadata: [String: String] = [:]
+    ) {
+        self.method = method
+        self.routeTemplate = routeTemplate
+        self.status = status
+        self.duration = duration
+        self.requestID = requestID
+        self.logMetadata = logMetadata
+    }
 }

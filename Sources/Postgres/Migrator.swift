@@ -25,7 +25,8 @@ public struct Migrator: Sendable {
                 stem[..<underscore].allSatisfy(\.isASCII), underscore != stem.index(before: stem.endIndex)
             else { throw MigrationError.invalidFileName(file) }
             let sql = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-            migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
+            migrations.append(
+                Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
         }
         migrations.sort { $0.version < $1.version }
         for (position, migration) in migrations.enumerated() where migration.version != position + 1 {

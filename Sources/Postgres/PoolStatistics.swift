@@ -8,4 +8,8 @@ public struct PoolStatistics: Sendable, Equatable {
     public var idle: Int
     /// Callers waiting for a connection.
     public var waiting: Int
+
+    public init(size: Int, inUse: Int, idle: Int, waiting: Int) {
+        (self.size, self.inUse, self.idle, self.waiting) = (size, inUse, idle, waiting)
+    }
 }

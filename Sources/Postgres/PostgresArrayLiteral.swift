@@ -43,7 +43,8 @@ enum PostgresArrayLiteral {
                 element.append(bytes[index])
                 index += 1
             }
-            if !quoted && element == Array("NULL".utf8) { return nil }
+            // The server quotes empty strings, and a bare NULL is SQL NULL.
+            if !quoted && (element.isEmpty || element == Array("NULL".utf8)) { return nil }
             elements.append(String(decoding: element, as: UTF8.self))
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: "}") { return index == bytes.count - 1 ? elements : nil }

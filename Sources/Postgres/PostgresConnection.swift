@@ -16,15 +16,20 @@ public final class PostgresConnection {
     private var preparedNames: [String: String] = [:]
     /// Set once the session is known to be unusable; the pool then closes it instead of reusing it.
     private(set) var isBroken = false
-    /// Whether a statement fully reached the server since `beginCheckout`. The pool retries a unit
-    /// of work on a fresh connection only when nothing had.
+    /// Whether any statement may have reached the server since `beginCheckout`. The pool retries a
+    /// unit of work on a fresh connection only when none can have.
     private(set) var hasSentSinceCheckout = false
 
     private init(handle: OpaquePointer, metrics: PoolMetrics, statementTimeout: Duration) {
         self.handle = handle
         self.metrics = metrics
         self.statementTimeout = statementTimeout
-        self.replyTimeout = statementTimeout + .seconds(1)
+        self.replyTimeout = Self.replyTimeout(for: statementTimeout)
+    }
+
+    /// A zero statement timeout means none, on the server and here.
+    private static func replyTimeout(for statementTimeout: Duration) -> Duration? {
+        statementTimeout > .zero ? statementTimeout + .seconds(1) : nil
     }
 
     deinit { PQfinish(handle) }
@@ -49,7 +54,8 @@ public final class PostgresConnection {
         try connection.finishConnecting(before: deadline)
         do {
             try connection.execute(
-                "SET TimeZone TO 'UTC'; SET statement_timeout TO \(configuration.statementTimeout.roundedUpMilliseconds)")
+                "SET TimeZone TO 'UTC'; SET statement_timeout TO \(configuration.statementTimeout.roundedUpMilliseconds)"
+            )
         } catch {
             throw ConnectFailure(description: "setting up the session failed: \(error)")
         }
@@ -141,7 +147,7 @@ public final class PostgresConnection {
     // MARK: Wire
 
     /// Queues a message with the parameters as C strings and flushes it. Throws
-    /// `.connectionLost(outcomeUnknown: false)` when it could not be sent completely.
+    /// `.connectionLost(outcomeUnknown: false)` when libpq refused to queue it.
     func send(_ parameters: [(any PostgresEncodable)?], _ submit: (UnsafePointer<UnsafePointer<CChar>?>?) -> Int32)
         throws
     {
@@ -151,8 +157,9 @@ public final class PostgresConnection {
             if PQstatus(handle) == CONNECTION_BAD { throw lost(outcomeUnknown: false) }
             throw PostgresError.server(sqlstate: "", message: "libpq refused the statement: \(errorMessage)")
         }
-        try flush()
+        // From here on the server may receive it, even if flushing fails or times out.
         hasSentSinceCheckout = true
+        try flush()
     }
 
     /// Waits for write space; reads meanwhile, as libpq asks, so a server blocked on writing its
@@ -166,9 +173,10 @@ public final class PostgresConnection {
                 guard let ready = Socket.wait(PQsocket(handle), for: [.read, .write], timeout: replyTimeout) else {
                     throw lost(outcomeUnknown: true)
                 }
-                if ready.contains(.read), PQconsumeInput(handle) == 0 { throw lost(outcomeUnknown: false) }
+                if ready.contains(.read), PQconsumeInput(handle) == 0 { throw lost(outcomeUnknown: true) }
             default:
-                throw lost(outcomeUnknown: false)
+                // Part of the queue may have gone out, a pipeline's COMMIT included.
+                throw lost(outcomeUnknown: true)
             }
         }
     }
@@ -261,8 +269,10 @@ public final class PostgresConnection {
         try execute("SET statement_timeout TO 0")
         replyTimeout = nil
         defer {
-            replyTimeout = statementTimeout + .seconds(1)
-            do { try execute("SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)") } catch { markBroken() }
+            replyTimeout = Self.replyTimeout(for: statementTimeout)
+            do { try execute("SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)") } catch {
+                markBroken()
+            }
         }
         return try body()
     }

@@ -39,7 +39,19 @@ public enum HTTPTestClientError: Error, Equatable {
 /// A raw HTTP/1.1 client over loopback for tests: send arbitrary bytes, read responses
 /// (Content-Length, chunked or close-delimited), reuse a connection, pipeline, see the peer close.
 ///
-/// Not for production: it buffers everything and polls.
+/// ```swift
+/// let client = try await HTTPTestClient.connect(port: port)
+/// let created = try await client.request("POST", "/v1/users/u1/devices", json: ["token": "abc"])
+/// #expect(created.status == 201)
+/// let listed = try await client.request("GET", "/v1/users/u1/devices", headers: [("Authorization", "Bearer …")])
+/// #expect((listed.json as? [String: Any])?["devices"] != nil)
+/// // Raw bytes and pipelining:
+/// try await client.send(HTTPTestClient.requestBytes("GET", "/a") + HTTPTestClient.requestBytes("GET", "/b"))
+/// let (a, b) = (try await client.readResponse(), try await client.readResponse())
+/// ```
+///
+/// One request at a time per client (it is not a connection pool). Not for production: it
+/// buffers everything and polls.
 public final class HTTPTestClient: Sendable {
     private let channel: any Channel
     private let inbox: Inbox
@@ -52,12 +64,25 @@ public final class HTTPTestClient: Sendable {
         self.timeout = timeout
     }
 
-    public static func connect(host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(5)) async throws
-        -> HTTPTestClient
-    {
+    deinit {
+        // Tests that forget close() must not leak sockets over hundreds of cases.
+        channel.close(promise: nil)
+    }
+
+    /// - Parameter reads: false leaves incoming bytes in the socket (a client that never reads,
+    ///   to test the server's backpressure) until ``startReading()``.
+    public static func connect(
+        host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(5), reads: Bool = true
+    ) async throws -> HTTPTestClient {
         let inbox = Inbox()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.autoRead, value: reads)
+        if !reads {
+            // A small receive buffer keeps what the kernel absorbs for a non-reading client small.
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: 16 * 1024)
+        }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(InboxHandler(inbox: inbox))
@@ -71,6 +96,12 @@ public final class HTTPTestClient: Sendable {
         -> HTTPTestClient
     {
         try await connect(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0, timeout: timeout)
+    }
+
+    /// Starts reading after `connect(reads: false)`.
+    public func startReading() async throws {
+        try await channel.setOption(.autoRead, value: true).get()
+        channel.read()
     }
 
     // MARK: Sending
@@ -106,15 +137,21 @@ public final class HTTPTestClient: Sendable {
     public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil)
         async throws -> TestResponse
     {
-        try await request(method, path, headers: headers, bytes: body.map { Array($0.utf8) })
+        try await send(Self.requestBytes(method, path, headers: headers, body: body.map { Array($0.utf8) }))
+        return try await readFinalResponse(toHEAD: method == "HEAD")
     }
 
-    public func request(_ method: String, _ path: String, headers: [(String, String)] = [], bytes: [UInt8]?)
+    /// Sends one request with a binary body and reads its final response.
+    public func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8])
         async throws -> TestResponse
     {
-        try await send(Self.requestBytes(method, path, headers: headers, body: bytes))
+        try await send(Self.requestBytes(method, path, headers: headers, body: body))
+        return try await readFinalResponse(toHEAD: method == "HEAD")
+    }
+
+    private func readFinalResponse(toHEAD: Bool) async throws -> TestResponse {
         while true {
-            let response = try await readResponse(toHEAD: method == "HEAD")
+            let response = try await readResponse(toHEAD: toHEAD)
             if response.status >= 200 || response.status == 101 { return response }
         }
     }
@@ -125,7 +162,7 @@ public final class HTTPTestClient: Sendable {
     {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])
         return try await request(
-            method, path, headers: [("Content-Type", "application/json")] + headers, bytes: Array(data))
+            method, path, headers: [("Content-Type", "application/json")] + headers, body: Array(data))
     }
 
     // MARK: Reading

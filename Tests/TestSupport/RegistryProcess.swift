@@ -27,12 +27,17 @@ public final class RegistryProcess: Sendable {
         try process.run()
     }
 
+    /// A plain thread per pipe, reading until end of file: `readabilityHandler` (a dispatch
+    /// source) has crashed the test process on Linux when the pipe closed.
     private func capture(_ pipe: Pipe, into stream: CapturedOutput.Stream) {
-        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.append(data, to: stream)
-        }
+        let handle = pipe.fileHandleForReading
+        Thread { [output] in
+            while true {
+                let data = handle.availableData
+                output.append(data, to: stream)
+                if data.isEmpty { return }
+            }
+        }.start()
     }
 
     public var stdout: [String] { output.lines(.stdout) }

@@ -1,0 +1,61 @@
+import Foundation
+import Postgres
+
+/// The test process's admin connections and migrated templates, one per server. An actor, so that
+/// tests running in parallel build each template once.
+actor TestDatabaseServer {
+    static let shared = TestDatabaseServer()
+
+    private var pools: [String: PostgresPool] = [:]
+    private var templates: [String: Task<String?, any Error>] = [:]
+
+    /// Runs a statement that cannot run in a transaction (CREATE/DROP/ALTER DATABASE) on the server's
+    /// maintenance database, with time to spare for a busy machine.
+    func execute(_ sql: String, on serverURL: String) async throws {
+        try await pool(serverURL).withConnection { try $0.execute(sql) }
+    }
+
+    /// The name of a database with the repository's migrations applied, or nil when there are none.
+    func template(on serverURL: String) async throws -> String? {
+        if let template = templates[serverURL] { return try await template.value }
+        let task = Task { try await buildTemplate(on: serverURL) }
+        templates[serverURL] = task
+        return try await task.value
+    }
+
+    private func pool(_ serverURL: String) -> PostgresPool {
+        if let pool = pools[serverURL] { return pool }
+        let configuration = PostgresConfiguration(
+            url: serverURL, applicationName: "test-database-admin", connectTimeout: .seconds(10),
+            statementTimeout: .seconds(60), poolSize: 4, poolWaitTimeout: .seconds(60))
+        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("test-database"))
+        pools[serverURL] = pool
+        return pool
+    }
+
+    /// Other test processes may build the same template at the same time: each builds under a
+    /// private name and renames it into place; a loser drops its copy and uses the winner's.
+    private func buildTemplate(on serverURL: String) async throws -> String? {
+        let directory = TestSupport.repositoryRoot.appendingPathComponent("Migrations")
+        guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
+        let migrations = try Migrator.load(directory: directory)
+        guard !migrations.isEmpty else { return nil }
+        let fingerprint = Migration(version: 0, name: "", sql: migrations.map(\.checksum).joined()).checksum
+        let name = "template_" + fingerprint.prefix(16)
+        let exists = try await pool(serverURL).withConnection {
+            try !$0.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).rows.isEmpty
+        }
+        if exists { return name }
+
+        let stagingName = name + "_" + UUID().uuidString.prefix(8).lowercased()
+        let staging = TestDatabase(name: stagingName, url: try TestDatabase.url(serverURL, database: stagingName))
+        try await execute("CREATE DATABASE \(staging.name)", on: serverURL)
+        try await staging.migrate(migrations)
+        do {
+            try await execute("ALTER DATABASE \(staging.name) RENAME TO \(name)", on: serverURL)
+        } catch PostgresError.server(let sqlstate, _) where sqlstate == "42P04" {
+            try? await execute("DROP DATABASE \(staging.name) WITH (FORCE)", on: serverURL)
+        }
+        return name
+    }
+}
