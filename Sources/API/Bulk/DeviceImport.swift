@@ -46,7 +46,8 @@ struct DeviceImport: Sendable {
             return (line.number, .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes")))
         }
         do {
-            return (line.number, .success(try DeviceRegistration.parse(try RequestReading.json(Data(line.bytes)))))
+            let record = try RequestReading.json(Data(line.bytes))
+            return (line.number, .success(try DeviceRegistration.parse(Self.droppingServerFields(record))))
         } catch let problem as Problem {
             return (line.number, .failure(problem))
         } catch let errors as ValidationErrors {
@@ -54,6 +55,15 @@ struct DeviceImport: Sendable {
         } catch {
             return (line.number, .failure(Problem(status: .unprocessableEntity)))
         }
+    }
+
+    /// What an export line carries besides the registration: set by the server, so accepted and
+    /// ignored here (an imported device counts as seen at import time). An export imports as is.
+    static let serverFields: Set<String> = ["created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at"]
+
+    private static func droppingServerFields(_ record: JSONValue) -> JSONValue {
+        guard case .object(let fields) = record else { return record }
+        return .object(fields.filter { !serverFields.contains($0.key) })
     }
 
     private func flush(_ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile) async throws {
