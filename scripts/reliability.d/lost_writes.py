@@ -316,6 +316,11 @@ def outage_figures(outcomes, events, failures):
         recoveries = [first_ack_after(e["up"]) for e in chosen]
         figures[f"{kind}_count"] = len(chosen)
         figures[f"{kind}_recovery_max_s"] = round(max(recoveries), 3)
+        if kind in ("stop", "freeze"):
+            # Until every writer is through: the last answer that was not 2xx, after the fault ended.
+            settled = [max((o.end for o in outcomes if e["up"] <= o.end <= e["up"] + 10
+                            and o.verdict != "acknowledged"), default=e["up"]) - e["up"] for e in chosen]
+            figures[f"{kind}_last_non_2xx_after_back_max_s"] = round(max(settled), 3)
         if kind == "stop":
             during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["up"]]
             unavailable = [o for o in during if o.status == 503]
@@ -338,6 +343,9 @@ def outage_figures(outcomes, events, failures):
             during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["up"]]
             figures["frozen_requests"] = len(during)
             figures["frozen_max_latency_s"] = round(max((o.latency for o in during), default=0), 3)
+            figures["frozen_503_max_latency_s"] = round(
+                max((o.latency for o in during if o.status == 503), default=0), 3)
+            figures["frozen_over_1s"] = sum(1 for o in during if o.latency > DOWN_LATENCY_LIMIT)
             figures["frozen_timeouts"] = sum(1 for o in during if o.error == "timeout")
             if figures["freeze_recovery_max_s"] > RECOVERY_LIMIT:
                 failures.append("no 2xx within 2 s of PostgreSQL being thawed")
@@ -354,7 +362,7 @@ def main():
     random.seed(arguments.seed)
     cluster = PostgresCluster(arguments.pg_data, arguments.pg_port, arguments.pg_bin, arguments.database)
     database_url = f"postgresql://postgres@127.0.0.1:{arguments.pg_port}/{arguments.database}"
-    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
+    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": os.environ.get("LOG_LEVEL", "warning")}
     supervisor = ServiceSupervisor(arguments.binary, arguments.port, environment,
                                    os.path.join(arguments.work_dir, "service.log"))
     faults = Faults(cluster, supervisor, arguments.full, arguments.seed)
