@@ -47,6 +47,8 @@ def parse_arguments():
     parser.add_argument("--database", required=True)
     parser.add_argument("--work-dir", required=True, help="logs go here")
     parser.add_argument("--full", action="store_true", help="10 kills, 5 stops, 3 freezes, 5 terminations")
+    parser.add_argument("--faults", help="instead of the mode's schedule, e.g. stop:3,kill:2 (kinds: kill, stop, "
+                        "freeze, terminate), run in that order")
     parser.add_argument("--writers", type=int, default=128)
     parser.add_argument("--timeout", type=float, default=2.0, help="client timeout per request, seconds")
     parser.add_argument("--seed", type=int, default=7)
@@ -56,13 +58,16 @@ def parse_arguments():
 class Faults:
     """Runs the fault schedule on its own thread and remembers when each fault began and ended."""
 
-    def __init__(self, cluster, supervisor, full, seed):
+    def __init__(self, cluster, supervisor, full, seed, custom=None):
         self.cluster = cluster
         self.supervisor = supervisor
         counts = {"kill": 10, "stop": 5, "freeze": 3, "terminate": 5} if full else \
             {"kill": 1, "stop": 1, "freeze": 1, "terminate": 1}
+        if custom:
+            counts = {kind: int(count) for kind, count in (item.split(":") for item in custom.split(","))}
+            assert set(counts) <= {"kill", "stop", "freeze", "terminate"}, custom
         schedule = [kind for kind, count in counts.items() for _ in range(count)]
-        if full:
+        if full and not custom:
             random.Random(seed).shuffle(schedule)
         self.schedule = schedule
         self.events = []  # dicts: kind, start, plus per kind: down, up, ...
@@ -96,7 +101,7 @@ class Faults:
         self.cluster.start()
         up = time.monotonic()
         log(f"fault: PostgreSQL back after {up - down:.1f}s (start took {up - restart:.2f}s)")
-        self.events.append({"kind": "stop", "start": start, "down": down, "up": up})
+        self.events.append({"kind": "stop", "start": start, "down": down, "restart": restart, "up": up})
 
     def freeze(self):
         start = time.monotonic()
@@ -127,7 +132,20 @@ class Workload:
         self.timeout = timeout
         self.seed = seed
         self.outcomes = []
+        self.stalls = []  # (from, to): the client's own event loop was late, so latencies overstate
         self.stop = asyncio.Event()
+
+    async def watch_stalls(self):
+        """Records when this process, not the service, was slow: each time a 10 ms sleep overran
+        by more than 20 ms (CPU starvation on a busy machine, garbage collection)."""
+        for _ in range(10_000_000):
+            if self.stop.is_set():
+                return
+            due = time.monotonic() + 0.01
+            await asyncio.sleep(0.01)
+            woke = time.monotonic()
+            if woke - due > 0.02:
+                self.stalls.append((due, woke))
 
     async def writer(self, number):
         rng = random.Random(self.seed * 1000 + number)
@@ -163,6 +181,7 @@ class Workload:
 
     async def run_until(self, finished):
         tasks = [asyncio.create_task(self.writer(number)) for number in range(self.writers)]
+        tasks.append(asyncio.create_task(self.watch_stalls()))
         await finished
         await asyncio.sleep(2)  # keep writing a little after the last fault
         self.stop.set()
@@ -229,7 +248,12 @@ def cli(binary, environment, *arguments):
     return result.stdout.strip()
 
 
-def analyse(outcomes, table_rows, listed, events):
+def stalled(stalls, outcome):
+    """How much of the outcome's latency the client itself was stalled."""
+    return sum(max(0.0, min(to, outcome.end) - max(start, outcome.start)) for start, to in stalls)
+
+
+def analyse(outcomes, table_rows, listed, events, stalls=()):
     """Returns (figures, failures): each figure printed, each failure a reason to exit non-zero."""
     figures = {}
     failures = []
@@ -287,7 +311,8 @@ def analyse(outcomes, table_rows, listed, events):
     for o in (server_errors + unavailable_without_retry_after)[:5]:
         log(f"{o.op} answered {o.status} retry-after={o.retry_after}: {(o.body or b'')[:200]!r}")
 
-    figures.update(outage_figures(outcomes, events, failures))
+    figures["client_stall_max_s"] = round(max((to - start for start, to in stalls), default=0), 3)
+    figures.update(outage_figures(outcomes, events, failures, stalls))
     return figures, failures
 
 
@@ -297,7 +322,7 @@ def describe(outcome):
     return f"{outcome.verdict}({outcome.status or outcome.error},{outcome.latency:.2f}s)"
 
 
-def outage_figures(outcomes, events, failures):
+def outage_figures(outcomes, events, failures, stalls):
     """Latency and answers while PostgreSQL was down, and how long until 2xx after each fault."""
     figures = {}
     by_start = sorted(outcomes, key=lambda o: o.start)
@@ -316,6 +341,11 @@ def outage_figures(outcomes, events, failures):
         recoveries = [first_ack_after(e["up"]) for e in chosen]
         figures[f"{kind}_count"] = len(chosen)
         figures[f"{kind}_recovery_max_s"] = round(max(recoveries), 3)
+        if kind in ("stop", "freeze"):
+            # Until every writer is through: the last answer that was not 2xx, after the fault ended.
+            settled = [max((o.end for o in outcomes if e["up"] <= o.start and o.end <= next_fault(events, e)
+                            and o.verdict != "acknowledged"), default=e["up"]) - e["up"] for e in chosen]
+            figures[f"{kind}_last_non_2xx_after_back_max_s"] = round(max(settled), 3)
         if kind == "stop":
             during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["up"]]
             unavailable = [o for o in during if o.status == 503]
@@ -323,12 +353,19 @@ def outage_figures(outcomes, events, failures):
                            and not (o.verdict == "acknowledged" and o.end >= e_up(chosen, o))]
             figures["down_requests"] = len(during)
             figures["down_503_max_latency_s"] = round(max((o.latency for o in unavailable), default=0), 3)
+            # The service's share: without the time the client itself was stalled.
+            figures["down_503_max_service_latency_s"] = round(
+                max((o.latency - stalled(stalls, o) for o in unavailable), default=0), 3)
             figures["down_not_503_retry_after"] = len(bad_answers)
             for o in bad_answers[:5]:
                 log(f"while down: {o.op} answered {o.status or o.error} after {o.latency:.2f}s")
+            for o in sorted(unavailable, key=lambda o: -o.latency)[:5]:
+                e = next(e for e in chosen if e["down"] <= o.start <= e["up"])
+                log(f"slowest 503 while down: {o.latency:.3f}s (client stalled {stalled(stalls, o):.3f}s), started {o.start - e['down']:.3f}s after the stop, "
+                    f"{o.start - e['restart']:+.3f}s from the restart command, {e['up'] - o.start:.3f}s before it was up")
             if not unavailable:
                 failures.append("no request was made while PostgreSQL was down")
-            if figures["down_503_max_latency_s"] > DOWN_LATENCY_LIMIT:
+            if figures["down_503_max_service_latency_s"] > DOWN_LATENCY_LIMIT:
                 failures.append("503 slower than 1 s while down")
             if bad_answers:
                 failures.append("non-503 answers while down")
@@ -338,10 +375,18 @@ def outage_figures(outcomes, events, failures):
             during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["up"]]
             figures["frozen_requests"] = len(during)
             figures["frozen_max_latency_s"] = round(max((o.latency for o in during), default=0), 3)
+            figures["frozen_503_max_latency_s"] = round(
+                max((o.latency for o in during if o.status == 503), default=0), 3)
+            figures["frozen_over_1s"] = sum(1 for o in during if o.latency > DOWN_LATENCY_LIMIT)
             figures["frozen_timeouts"] = sum(1 for o in during if o.error == "timeout")
             if figures["freeze_recovery_max_s"] > RECOVERY_LIMIT:
                 failures.append("no 2xx within 2 s of PostgreSQL being thawed")
     return figures
+
+
+def next_fault(events, event):
+    """When the fault after `event` began (or a minute later if none did)."""
+    return min((e["start"] for e in events if e["start"] > event["start"]), default=event["up"] + 60)
 
 
 def e_up(events, outcome):
@@ -354,10 +399,10 @@ def main():
     random.seed(arguments.seed)
     cluster = PostgresCluster(arguments.pg_data, arguments.pg_port, arguments.pg_bin, arguments.database)
     database_url = f"postgresql://postgres@127.0.0.1:{arguments.pg_port}/{arguments.database}"
-    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
+    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": os.environ.get("LOG_LEVEL", "warning")}
     supervisor = ServiceSupervisor(arguments.binary, arguments.port, environment,
                                    os.path.join(arguments.work_dir, "service.log"))
-    faults = Faults(cluster, supervisor, arguments.full, arguments.seed)
+    faults = Faults(cluster, supervisor, arguments.full, arguments.seed, arguments.faults)
     stop_requested = threading.Event()
     try:
         supervisor.start()
@@ -386,7 +431,7 @@ def main():
         cluster.thaw()
         supervisor.stop()
 
-    figures, failures = analyse(workload.outcomes, table_rows, listed, faults.events)
+    figures, failures = analyse(workload.outcomes, table_rows, listed, faults.events, workload.stalls)
     figures["service_starts"] = supervisor.starts
     figures["duration_s"] = round(elapsed, 1)
     figures["throughput_per_s"] = round(len(workload.outcomes) / elapsed)
@@ -398,7 +443,7 @@ def main():
     print(f"lost-writes {verdict}: {figures['registrations_acknowledged']} acknowledged registrations, "
           f"{figures['deletes_acknowledged']} acknowledged deletes, {figures['rows']} rows; lost={figures['lost']} "
           f"resurrected={figures['resurrected']} unexpected={figures['unexpected']} "
-          f"duplicates={figures['duplicates']}; 503 while down max {figures.get('down_503_max_latency_s', '-')}s, "
+          f"duplicates={figures['duplicates']}; 503 while down max {figures.get('down_503_max_service_latency_s', '-')}s, "
           f"2xx again within {figures.get('stop_recovery_max_s', '-')}s of PostgreSQL back; "
           f"faults: {len(faults.events)} ({' '.join(sorted(set(e['kind'] for e in faults.events)))})")
     return 1 if failures else 0

@@ -75,6 +75,15 @@ class PostgresCluster:
             check=True, capture_output=True, text=True, timeout=timeout)
         return [line.split("\t") for line in result.stdout.splitlines() if line]
 
+    def hold_lock(self, table, seconds):
+        """Starts a session that locks `table` against writes for `seconds`; returns its process
+        (wait for it). Writers queue behind the lock, so they are mid-transaction meanwhile."""
+        return subprocess.Popen(
+            ["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", self.database,
+             "-v", "ON_ERROR_STOP=1", "-c",
+             f"BEGIN; LOCK TABLE {table} IN EXCLUSIVE MODE; SELECT pg_sleep({seconds}); COMMIT;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
     def terminate_service_sessions(self):
         """Kills every session the service holds; returns how many there were."""
         rows = self.psql(

@@ -38,6 +38,10 @@ def parse_arguments():
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--load-seconds", type=float, default=3.0, help="load before SIGTERM")
     parser.add_argument("--rounds", type=int, default=1, help="start, load, SIGTERM this many times")
+    parser.add_argument("--hold-ms", type=int, default=700,
+                        help="in rounds 1, 3, 5…, just before SIGTERM, lock the devices table this long (0: never), "
+                             "so that the requests in flight are in the middle of their database work; below the 1 s "
+                             "statement timeout")
     parser.add_argument("--timeout", type=float, default=15.0, help="client timeout per request, seconds")
     parser.add_argument("--seed", type=int, default=11)
     return parser.parse_args()
@@ -78,12 +82,13 @@ def cli(binary, environment, *arguments):
 class Round:
     """One service process: load, SIGTERM, and what every client saw."""
 
-    def __init__(self, number, arguments, headers, environment, log_file):
+    def __init__(self, number, arguments, headers, environment, log_file, cluster):
         self.number = number
         self.arguments = arguments
         self.headers = headers
         self.environment = environment
         self.log_file = log_file
+        self.cluster = cluster
         self.outcomes = []
         self.term_at = None
         self.exit_at = None
@@ -113,8 +118,15 @@ class Round:
             await wait_ready(self.arguments.port, process)
             clients = [asyncio.create_task(self.client(index, process)) for index in range(self.arguments.clients)]
             await asyncio.sleep(self.arguments.load_seconds)
+            holder = None
+            # Odd rounds SIGTERM mid-transaction; even rounds with requests between connections' turns.
+            if self.arguments.hold_ms and self.number % 2 == 0:
+                holder = self.cluster.hold_lock("devices", self.arguments.hold_ms / 1000)
+                await asyncio.sleep(min(0.2, self.arguments.hold_ms / 3000))  # writes queue up behind it
             self.term_at = time.monotonic()
             process.send_signal(signal.SIGTERM)
+            if holder:
+                await asyncio.to_thread(holder.wait, 30)
             deadline = self.term_at + grace_seconds() + 10
             while process.poll() is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
@@ -130,7 +142,7 @@ def main():
     arguments = parse_arguments()
     cluster = PostgresCluster(arguments.pg_data, arguments.pg_port, arguments.pg_bin, arguments.database)
     database_url = f"postgresql://postgres@127.0.0.1:{arguments.pg_port}/{arguments.database}"
-    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": "warning"}
+    environment = {"DATABASE_URL": database_url, "LOG_LEVEL": os.environ.get("LOG_LEVEL", "warning")}
     rounds = []
     with open(os.path.join(arguments.work_dir, "service.log"), "ab") as log_file:
         headers = None
@@ -149,7 +161,7 @@ def main():
                 cli(arguments.binary, environment, "providers", "add", PROVIDER, "--service", "apns",
                     "--topic", "com.example.app")
                 headers = {"Authorization": f"Bearer {key}"}
-            round_ = Round(number, arguments, headers, environment, log_file)
+            round_ = Round(number, arguments, headers, environment, log_file, cluster)
             asyncio.run(round_.run())
             rounds.append(round_)
             log(f"round {number + 1}: SIGTERM at {time.strftime('%H:%M:%S', time.localtime(time.time() - (time.monotonic() - round_.term_at)))}, "
@@ -170,9 +182,12 @@ def report(rounds, present, clients):
     timeouts = [o for o in outcomes if o.error == "timeout"]
     in_flight = [o for r in rounds for o in r.outcomes if o.start <= r.term_at <= o.end]
     in_flight_answered = [o for o in in_flight if o.status is not None]
+    in_flight_acknowledged = [o for o in in_flight if o.verdict == "acknowledged"]
     after_term = [o for r in rounds for o in r.outcomes if o.start > r.term_at]
     after_term_answered = [o for o in after_term if o.status is not None]
-    unavailable = [o for o in outcomes if o.status is not None and o.status >= 500]
+    # A 503 is a complete answer (the database was slow; the outcome is unknown); other 5xx are bugs.
+    unavailable = [o for o in outcomes if o.status == 503]
+    server_errors = [o for o in outcomes if o.status is not None and o.status >= 500 and o.status != 503]
     missing = [o for o in acknowledged if o.token not in present]
     failed_present = [o for o in failed if o.token in present]
     cut_present = [o for o in cut if o.token in present]
@@ -185,13 +200,16 @@ def report(rounds, present, clients):
         "acknowledged": len(acknowledged),
         "in_flight_at_sigterm": len(in_flight),
         "in_flight_answered": len(in_flight_answered),
+        "in_flight_acknowledged": len(in_flight_acknowledged),
+        "in_flight_latency_max_s": round(max((o.latency for o in in_flight), default=0), 3),
         "sent_after_sigterm_answered": len(after_term_answered),
         "cut": len(cut),
         "cut_on_reused_connection": sum(1 for o in cut if o.reused),
         "cut_but_committed": len(cut_present),
         "refused_new_connections": len(refused),
         "timeouts": len(timeouts),
-        "5xx": len(unavailable),
+        "503": len(unavailable),
+        "5xx_other_than_503": len(server_errors),
         "acknowledged_missing": len(missing),
         "failed_but_present": len(failed_present),
         "exit_codes": " ".join(str(r.exit_code) for r in rounds),
@@ -200,7 +218,7 @@ def report(rounds, present, clients):
     }
     for name, value in figures.items():
         print(f"{name}: {value}")
-    for o in (cut + timeouts + unavailable)[:20]:
+    for o in (cut + timeouts + server_errors + unavailable)[:20]:
         round_ = next(r for r in rounds if o in r.outcomes)
         log(f"round {round_.number + 1}: {o.status or o.error} sent={o.sent} reused={o.reused} after {o.latency:.3f}s "
             f"(started {o.start - round_.term_at:+.3f}s from SIGTERM)")
@@ -209,8 +227,8 @@ def report(rounds, present, clients):
         failures.append(f"{len(cut)} requests cut")
     if timeouts:
         failures.append(f"{len(timeouts)} requests timed out")
-    if unavailable:
-        failures.append(f"{len(unavailable)} 5xx answers")
+    if server_errors:
+        failures.append(f"{len(server_errors)} 5xx answers other than 503")
     if missing:
         failures.append(f"{len(missing)} acknowledged registrations missing")
     if failed_present:
