@@ -69,10 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
         let api = RegistryAPI(
             pool: pool, migrator: setup.migrator, configuration: apiConfiguration, logger: logger,
-            metricsText: { Self.exposition(metrics, pool: pool) })
+            metricsText: { Self.exposition(metrics) })
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
 
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server), .init(service: BackgroundWork { await api.run() }),
+        ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
         if let pruner { services.append(.init(service: PruneService(pool: pool, schedule: pruner, logger: logger))) }
         let group = ServiceGroup(
@@ -90,13 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"))
     }
 
-    /// The Prometheus text, with the pool's gauges read at scrape time.
-    private static func exposition(_ registry: PrometheusCollectorRegistry, pool: PostgresPool) -> String {
-        let statistics = pool.statistics
-        Gauge(label: "db_pool_connections", dimensions: [("state", "in_use")]).record(statistics.inUse)
-        Gauge(label: "db_pool_connections", dimensions: [("state", "idle")]).record(statistics.idle)
-        Gauge(label: "db_pool_size").record(statistics.size)
-        Gauge(label: "db_pool_waiting").record(statistics.waiting)
+    private static func exposition(_ registry: PrometheusCollectorRegistry) -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)

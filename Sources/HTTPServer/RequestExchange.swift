@@ -150,11 +150,14 @@ struct RequestExchange {
     /// Answers before the handler would run (404, 405, 415, …). A small declared body is read
     /// and dropped afterwards to keep the connection. Otherwise the connection closes: with
     /// `Expect` the client may never send the body, and a chunked or large one is not worth reading.
+    /// A 400 here (a target that is not a path, bad percent-encoding) closes too: like a framing
+    /// error, it shows a client whose idea of HTTP differs from ours, so nothing pipelined after
+    /// it is answered.
     private func answerEarly(_ response: HTTPResponse, route: String = AccessLog.unmatched) async throws
         -> Disposition
     {
         let worthDraining = !isChunked && !expectsContinue && (declaredLength ?? 0) <= context.configuration.maxBodyBytes
-        let close = !keepAlive || (hasBody && !worthDraining)
+        let close = !keepAlive || (hasBody && !worthDraining) || response.status == .badRequest
         guard try await answer(response, route: route, close: close) == .keepAlive else { return .closeAfterResponse }
         while true {
             switch await readPart() {

@@ -5,7 +5,10 @@
 /// with generic parse errors, so the limits are checked here as bytes arrive: a request line
 /// over the limit is a 414, a header block over the byte or line limit a 431, and
 /// `Content-Length` together with `Transfer-Encoding`, several `Content-Length`s or a transfer
-/// coding other than `chunked` are refused (request smuggling). To find where the next head
+/// coding other than `chunked` are refused (request smuggling). So are the Host rules of
+/// RFC 9112 §3.2, which llhttp does not check: an HTTP/1.1 request without `Host`, any request
+/// with several, or one whose value is not an authority (400); and `Transfer-Encoding` in an
+/// HTTP/1.0 request, whose framing §6.1 calls faulty (400). To find where the next head
 /// starts (pipelining) the framer also skips bodies: `Content-Length` bytes, or chunked framing.
 ///
 /// Pure: no channel, no clock; ``scan(_:)`` returns what happened at which offset.
@@ -38,6 +41,8 @@ struct RequestFramer {
     private var line: [UInt8] = []
     private var contentLengths: [String] = []
     private var transferEncodings: [String] = []
+    private var hosts: [String] = []
+    private var isHTTP10 = false
     /// Body bytes left (Content-Length) or bytes left in the current chunk.
     private var remaining = 0
     private var chunkDigits = 0
@@ -100,11 +105,12 @@ struct RequestFramer {
             if byte == UInt8(ascii: "\n") {
                 state = .headerLine
                 lineLength = 0
-                return nil
+                return requestLineEnded()
             }
             // The line ending is not part of the limit (a stray CR is the decoder's to refuse).
             if byte == UInt8(ascii: "\r") { return nil }
             lineLength += 1
+            line.append(byte)
             return lineLength > limits.maxRequestLineBytes ? .requestLineTooLong(limits.maxRequestLineBytes) : nil
         case .headerLine:
             headerBytes += 1
@@ -148,6 +154,21 @@ struct RequestFramer {
         line.removeAll(keepingCapacity: true)
         contentLengths.removeAll()
         transferEncodings.removeAll()
+        hosts.removeAll()
+        isHTTP10 = false
+    }
+
+    /// Refuses a request line that is not exactly `method SP target SP version` (llhttp lets
+    /// runs of spaces through; a proxy in front may split such a line differently) and notes
+    /// the version for the Host and Transfer-Encoding rules. The decoder validates the parts.
+    private mutating func requestLineEnded() -> RequestRejection? {
+        defer { line.removeAll(keepingCapacity: true) }
+        let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+            return .malformed("The request line must be: method, one space, target, one space, version.")
+        }
+        isHTTP10 = parts[2].elementsEqual("HTTP/1.0".utf8)
+        return nil
     }
 
     private mutating func headerLineEnded() -> RequestRejection? {
@@ -165,18 +186,26 @@ struct RequestFramer {
             return .malformed("Whitespace between a header name and its colon.")
         }
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        guard name == "content-length" || name == "transfer-encoding" else { return nil }
+        guard name == "content-length" || name == "transfer-encoding" || name == "host" else { return nil }
         let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
             .trimmingASCIIWhitespace()
-        if name == "content-length" {
-            contentLengths.append(value)
-        } else {
-            transferEncodings.append(value)
+        switch name {
+        case "content-length": contentLengths.append(value)
+        case "transfer-encoding": transferEncodings.append(value)
+        default: hosts.append(value)
         }
         return nil
     }
 
     private mutating func endHead() -> RequestRejection? {
+        if hosts.count > 1 { return .malformed("A request must not have more than one Host header.") }
+        if hosts.isEmpty && !isHTTP10 { return .malformed("An HTTP/1.1 request must have a Host header.") }
+        if let host = hosts.first, !Self.isAuthority(host) {
+            return .malformed("The Host header is not a valid host[:port].")
+        }
+        if isHTTP10 && !transferEncodings.isEmpty {
+            return .malformed("Transfer-Encoding is not allowed in an HTTP/1.0 request.")
+        }
         if !transferEncodings.isEmpty && !contentLengths.isEmpty {
             return .malformed("A request must not have both Content-Length and Transfer-Encoding.")
         }
@@ -197,6 +226,20 @@ struct RequestFramer {
         }
         state = .betweenRequests
         return nil
+    }
+
+    /// RFC 3986 `host [ ":" port ]` by its alphabet: unreserved, pct-encoded, sub-delims, ':' and
+    /// the brackets of an IP literal. Empty is allowed (RFC 9112 §3.2: no authority to send).
+    private static func isAuthority(_ value: String) -> Bool {
+        value.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "-._~%!$&'()*+,;=:[]".utf8.contains(byte)
+            }
+        }
     }
 
     private static func parseContentLength(_ value: String) -> Int? {

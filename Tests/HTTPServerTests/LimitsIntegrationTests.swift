@@ -172,6 +172,21 @@ import TestSupport
         }
     }
 
+    /// RFC 9112 §3.2 (llhttp does not check it): a pipelined request after the 400 stays unanswered.
+    @Test(arguments: [
+        "GET /hello HTTP/1.1\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nHost: a/b\r\n\r\n",
+        "POST /echo HTTP/1.0\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    ])
+    func missingDuplicateOrInvalidHostAndHTTP10ChunkedAre400AndClose(request: String) async throws {
+        try await withLiveServer { server in
+            let client = try await server.connect()
+            try await client.send(request + "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await expectProblemAndClose(client, status: 400)
+        }
+    }
+
     @Test func brokenChunkFramingMidBodyIs400AndClose() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()

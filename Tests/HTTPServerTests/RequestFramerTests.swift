@@ -2,7 +2,7 @@
 import Testing
 
 @Suite struct RequestFramerTests {
-    private let limits = RequestFramer.Limits(maxRequestLineBytes: 32, maxHeaderBytes: 64, maxHeaderCount: 3)
+    private let limits = RequestFramer.Limits(maxRequestLineBytes: 32, maxHeaderBytes: 96, maxHeaderCount: 3)
 
     private func scan(_ text: String, splitEvery step: Int? = nil) -> [RequestFramer.Event] {
         var framer = RequestFramer(limits: limits)
@@ -31,8 +31,8 @@ import Testing
 
     @Test func findsEveryPipelinedHead() {
         let get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
-        let post = "POST /p HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"
-        let chunked = "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n"
+        let post = "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+        let chunked = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n"
         let text = get + post + chunked + get
         let expected: [RequestFramer.Event] = [
             .headStarted(at: 0), .headStarted(at: get.utf8.count), .headStarted(at: (get + post).utf8.count),
@@ -44,13 +44,13 @@ import Testing
     }
 
     @Test func bodyBytesThatLookLikeARequestAreSkipped() {
-        let body = "GET /x HTTP/1.1\r\n\r\n"
-        let text = "POST / HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let body = "GET /x HTTP/1.1\r\nHost: x\r\n\r\n"
+        let text = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         #expect(scan(text) == [.headStarted(at: 0)])
     }
 
     @Test func leadingEmptyLinesAreTolerated() {
-        #expect(scan("\r\n\r\nGET / HTTP/1.1\r\n\r\n") == [.headStarted(at: 4)])
+        #expect(scan("\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n") == [.headStarted(at: 4)])
     }
 
     @Test func longRequestLineIs414AsSoonAsItPassesTheLimit() {
@@ -61,65 +61,95 @@ import Testing
 
     @Test func requestLineAtTheLimitIsFine() {
         let line = "GET /" + String(repeating: "a", count: 18) + " HTTP/1.1"  // 32 bytes
-        #expect(rejection(scan(line + "\r\n\r\n")) == nil)
+        #expect(rejection(scan(line + "\r\nHost: x\r\n\r\n")) == nil)
     }
 
     @Test func largeHeaderBlockIs431() {
-        let events = scan("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "b", count: 80))
-        #expect(rejection(events) == .headersTooLarge(64))
+        let events = scan("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "b", count: 100))
+        #expect(rejection(events) == .headersTooLarge(96))
     }
 
     @Test func tooManyHeadersIs431() {
-        #expect(rejection(scan("GET / HTTP/1.1\r\na: 1\r\nb: 2\r\nc: 3\r\n\r\n")) == nil)
-        #expect(rejection(scan("GET / HTTP/1.1\r\na: 1\r\nb: 2\r\nc: 3\r\nd: 4\r\n")) == .tooManyHeaders(3))
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: x\r\na: 1\r\nb: 2\r\n\r\n")) == nil)
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: x\r\na: 1\r\nb: 2\r\nc: 3\r\n")) == .tooManyHeaders(3))
     }
 
     @Test func contentLengthWithTransferEncodingIsRefused() {
-        let events = scan("POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")
         #expect(rejection(events)?.status == .badRequest)
     }
 
     @Test(arguments: ["Content-Length: 3\r\nContent-Length: 3", "Content-Length: 3, 3", "Content-Length: +3",
         "Content-Length: -1", "Content-Length: ", "content-length: 0x10"])
     func duplicateOrInvalidContentLengthIsRefused(headers: String) {
-        #expect(rejection(scan("POST / HTTP/1.1\r\n\(headers)\r\n\r\n"))?.status == .badRequest)
+        #expect(rejection(scan("POST / HTTP/1.1\r\nHost: x\r\n\(headers)\r\n\r\n"))?.status == .badRequest)
     }
 
     @Test(arguments: ["gzip", "gzip, chunked", "chunked, chunked", "identity"])
     func transferEncodingOtherThanChunkedIsRefused(coding: String) {
-        let events = scan("POST / HTTP/1.1\r\nTransfer-Encoding: \(coding)\r\n\r\n")
+        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(coding)\r\n\r\n")
         #expect(rejection(events) == .unsupportedTransferEncoding)
     }
 
     @Test func twoTransferEncodingHeadersAreRefused() {
-        let events = scan("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
         #expect(rejection(events) == .unsupportedTransferEncoding)
     }
 
     @Test(arguments: ["Content-Length : 5", "Transfer-Encoding\t: chunked", "X-Any : 1"])
     func whitespaceBeforeTheColonIsRefused(header: String) {
-        #expect(rejection(scan("POST / HTTP/1.1\r\n\(header)\r\n\r\n"))?.status == .badRequest)
+        #expect(rejection(scan("POST / HTTP/1.1\r\nHost: x\r\n\(header)\r\n\r\n"))?.status == .badRequest)
     }
 
     @Test func obsoleteLineFoldingIsRefused() {
-        #expect(rejection(scan("GET / HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n"))?.status == .badRequest)
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n"))?.status == .badRequest)
     }
 
     @Test(arguments: ["zz\r\n", "\r\n", "1234567890abcdef0\r\n", "3\r\nabcX"])
     func malformedChunksAreRefused(chunk: String) {
-        let events = scan("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(chunk)")
+        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(chunk)")
         #expect(rejection(events)?.status == .badRequest)
     }
 
     @Test func oversizedTrailersAre431() {
-        let trailers = String(repeating: "t", count: 80)
-        let events = scan("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \(trailers)\r\n\r\n")
+        let trailers = String(repeating: "t", count: 100)
+        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: \(trailers)\r\n\r\n")
         #expect(rejection(events)?.status == .requestHeaderFieldsTooLarge)
+    }
+
+    @Test(arguments: ["GET  / HTTP/1.1", "GET / HTTP/1.1 ", " GET / HTTP/1.1", "GET /", "GET / x HTTP/1.1"])
+    func requestLineWithOtherThanTwoSingleSpacesIsRefused(line: String) {
+        #expect(rejection(scan("\(line)\r\nHost: x\r\n\r\n"))?.status == .badRequest)
+    }
+
+    @Test func http11WithoutHostIsRefused() {
+        #expect(rejection(scan("GET / HTTP/1.1\r\nX-A: 1\r\n\r\n"))?.status == .badRequest)
+        #expect(rejection(scan("GET / HTTP/1.0\r\nX-A: 1\r\n\r\n")) == nil)
+    }
+
+    @Test(arguments: ["HTTP/1.1", "HTTP/1.0"])
+    func twoHostHeadersAreRefused(version: String) {
+        #expect(rejection(scan("GET / \(version)\r\nHost: a\r\nHost: a\r\n\r\n"))?.status == .badRequest)
+    }
+
+    @Test(arguments: ["a b", "a/b", "u@h", "h?q", "h#f", "h\u{1}", "caf\u{e9}"])
+    func hostThatIsNotAnAuthorityIsRefused(host: String) {
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"))?.status == .badRequest)
+    }
+
+    @Test(arguments: ["", "example.com", "h:8080", "[::1]:80", "10.0.0.1", "a-b.c_d~%41"])
+    func hostValuesThatAreAuthoritiesAreFine(host: String) {
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")) == nil)
+    }
+
+    @Test func http10WithTransferEncodingIsRefused() {
+        let events = scan("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        #expect(rejection(events)?.status == .badRequest)
     }
 
     @Test func nothingIsReportedAfterARejection() {
         var framer = RequestFramer(limits: limits)
-        _ = framer.scan(Array("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n".utf8))
-        #expect(framer.scan(Array("GET / HTTP/1.1\r\n\r\n".utf8)).isEmpty)
+        _ = framer.scan(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n".utf8))
+        #expect(framer.scan(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)).isEmpty)
     }
 }

@@ -45,13 +45,13 @@ import Testing
 
     @Test func eventsArriveInOrderWithTheDecodedParts() throws {
         let log = try run(
-            "POST /a HTTP/1.1\r\nContent-Length: 2\r\n\r\nhiGET /b HTTP/1.1\r\n\r\n")
+            "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhiGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(log == ["started", "head /a", "body 2", "end", "started", "head /b", "end"])
     }
 
     @Test func aRejectionFollowsTheRequestsBeforeIt() throws {
         let log = try run(
-            "GET /a HTTP/1.1\r\n\r\nGET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\n\r\nGET /c HTTP/1.1\r\n\r\n")
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(log == ["started", "head /a", "end", "started", "error 414"])
     }
 }

@@ -52,10 +52,14 @@ public final class TestServer: Sendable {
         if options.databaseURL != nil { try await migrator.migrate(pool) }
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
-        let router = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
-            .router()
-        let server = HTTPServer(configuration: options.http, router: router, logger: logger)
-        let serving = Task { try await server.run() }
+        let registry = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
+        let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
+        let serving = Task {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await server.run() }
+                group.addTask { await registry.run() }
+            }
+        }
         let port = try await server.localAddress.port ?? 0
 
         let secret = try APIKeySecret.generate()

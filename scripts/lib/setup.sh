@@ -1,5 +1,6 @@
-# Shared by scripts/serve, scripts/test and scripts/bench: install what is missing, run a local
-# PostgreSQL cluster as the `postgres` user (it refuses to run as root). Source it; do not run it.
+# Shared by scripts/serve, scripts/test, scripts/bench, scripts/sanitize, scripts/hostile-http and
+# scripts/slowloris: install what is missing, run a local PostgreSQL cluster as the `postgres`
+# user (it refuses to run as root). Source it; do not run it.
 
 # Installs the Debian packages that provide the given commands or headers, only when missing.
 ensure_packages() {
@@ -50,6 +51,19 @@ start_cluster() {
 # stop_cluster DIR: fast shutdown; quiet when it is not running.
 stop_cluster() {
   as_postgres "$(pg_bindir)/pg_ctl" -D "$1" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# start_test_cluster: a throwaway cluster for the test suite, stopped and removed when the shell
+# exits (pass or fail); exports TEST_DATABASE_URL and PG_BINDIR, which the tests read.
+start_test_cluster() {
+  TEST_CLUSTER_DIR=$PWD/.data/test-$$
+  local port
+  port=$(free_port)
+  trap 'stop_cluster "$TEST_CLUSTER_DIR"; rm -rf "$TEST_CLUSTER_DIR"' EXIT
+  start_cluster "$TEST_CLUSTER_DIR" "$port"
+  export TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres"
+  export PG_BINDIR
+  PG_BINDIR=$(pg_bindir)
 }
 
 # free_port: a TCP port nobody listens on now.
