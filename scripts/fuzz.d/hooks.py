@@ -3,9 +3,9 @@
 Three kinds of hook:
 
 - a serializer for `application/x-ndjson`, so `POST /v1/devices/import` can be sent at all;
-- steering: schema-valid registrations are rewritten, where that keeps them schema-valid, to name
-  the providers the script created and to carry tokens that fit their type, so positive cases
-  reach the database instead of stopping at "no such provider";
+- steering: schema-valid registrations, feedback and SIP contacts are rewritten, where that keeps
+  them schema-valid, to name the providers the script created and to carry tokens and contacts
+  that fit, so positive cases reach the database instead of stopping at "no such provider";
 - checks that replace two built-in ones where the contract itself says they do not apply (see
   schemathesis.toml): positive data may be 422 only for the cross-field rules each operation
   documents, and a schema-violating batch item or import line is refused in its own result
@@ -77,6 +77,31 @@ def _steer_registration(item):
     return item
 
 
+def _steer_sip(body):
+    """Random text is never a SIP Contact with RFC 8599 parameters: three schema-valid bodies in
+    four get one (apns remote + voip, apns.dev voip, fcm; with or without +sip.instance) built
+    from the generated contact, so the SIP path reaches the database."""
+    contact = body.get("contact") if isinstance(body, dict) else None
+    if not isinstance(contact, str) or not 1 <= len(contact) <= 16384:
+        return body
+    digest = hashlib.sha256(contact.encode("utf-8", "surrogatepass")).hexdigest()
+    if digest[0] in "0123":
+        return body
+    remote, voip = digest, hashlib.sha256(digest.encode()).hexdigest()
+    user = "".join(c for c in contact if c.isascii() and c.isalnum())[:32] or "alice"
+    shape = int(digest[1], 16) % 3
+    if shape == 0:
+        steered = (f"<sip:{user}@10.0.0.1;pn-provider=apns;pn-prid={remote}:remote&{voip}:voip;"
+                   f"pn-param=ABCDE12345.com.example.app.remote&voip>")
+    elif shape == 1:
+        steered = f"<sip:{user}@10.0.0.1;pn-provider=apns.dev;pn-prid={voip}:voip;pn-param=ABCDE12345.com.example.app.voip>"
+    else:
+        steered = f"<sip:{user}@10.0.0.1;pn-provider=fcm;pn-prid=fcm-{remote[:40]}:APA91b;pn-param=example-project>"
+    if int(digest[2], 16) % 2:
+        steered += f';+sip.instance="<urn:uuid:{voip[:8]}-{voip[8:12]}-4{voip[13:16]}-8{voip[17:20]}-{voip[20:32]}>"'
+    return {**body, "contact": steered}
+
+
 @schemathesis.hook
 def map_body(context, body):
     label = _label(context)
@@ -84,6 +109,8 @@ def map_body(context, body):
         return _steer_registration(body)
     if label == "POST /v1/devices/batch" and isinstance(body, dict) and isinstance(body.get("devices"), list):
         return {**body, "devices": [_steer_registration(item) for item in body["devices"]]}
+    if label == "POST /v1/users/{user_id}/devices/sip":
+        return _steer_sip(body)
     if label == "POST /v1/feedback" and isinstance(body, dict):
         provider = body.get("provider")
         token = body.get("token")
