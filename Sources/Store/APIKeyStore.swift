@@ -15,8 +15,12 @@ public struct APIKeyRecord: Sendable, Equatable {
 /// API keys, looked up by the SHA-256 of their secret (hex).
 public struct APIKeyStore: Sendable {
     let pool: PostgresPool
+    let lookups: KeyLookupBatcher
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    public init(pool: PostgresPool) {
+        self.pool = pool
+        lookups = KeyLookupBatcher(pool: pool)
+    }
 
     private static let columns = "id::text AS id, name, scopes, created_at, last_used_at, revoked_at"
 
@@ -60,23 +64,11 @@ public struct APIKeyStore: Sendable {
     }
 
     /// The live key with this secret hash, or nil (unknown or revoked). Read on every request, so
-    /// a revocation takes effect on the next one; `last_used_at` is written at most once a minute
-    /// per key to keep authentication a read.
+    /// a revocation takes effect on the next one; concurrent requests' keys are read together
+    /// (see `KeyLookupBatcher`). `last_used_at` is written at most once a minute per key.
     public func authenticate(secretHash: String) async throws -> (id: String, scopes: Set<APIKeyScope>)? {
-        let rows = try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                """
-                WITH key AS (
-                    SELECT id, scopes, last_used_at FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL),
-                touched AS (
-                    UPDATE api_keys a SET last_used_at = clock_timestamp() FROM key k
-                     WHERE a.id = k.id AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute'))
-                SELECT id::text AS id, scopes FROM key
-                """, [secretHash]
-            ).rows
-        }
-        guard let row = rows.first else { return nil }
-        return (try row.string("id"), Set(try row.stringArray("scopes").compactMap(APIKeyScope.init(rawValue:))))
+        guard let key = try await lookups.find(secretHash: secretHash) else { return nil }
+        return (key.id, key.scopes)
     }
 
     private static func decode(_ row: PostgresRow) throws -> APIKeyRecord {
