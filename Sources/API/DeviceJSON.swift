@@ -18,6 +18,33 @@ enum DeviceJSON {
         return buffer
     }
 
+    /// The answer to a registration: what JSONEncoder wrote for `RegistrationBody` (keys
+    /// sorted; `previous_user_id` and `replaced_token` only when there is one).
+    static func registrationBody(_ outcome: RegistrationOutcome) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(640)
+        buffer.writeStaticString(#"{"device":"#)
+        write(outcome.device, to: &buffer)
+        buffer.writeStaticString(#","evicted_tokens":["#)
+        for (index, token) in outcome.evictedTokens.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            writeString(token, to: &buffer)
+        }
+        buffer.writeStaticString("]")
+        if let previous = outcome.previousUserID {
+            buffer.writeStaticString(#","previous_user_id":"#)
+            writeString(previous.value, to: &buffer)
+        }
+        if let replaced = outcome.replacedTokens.first {
+            buffer.writeStaticString(#","replaced_token":"#)
+            writeString(replaced, to: &buffer)
+        }
+        buffer.writeStaticString(#","result":"#)
+        writeString(outcome.result.rawValue, to: &buffer)
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
     /// The fields in the order `.sortedKeys` gives them.
     private static func write(_ device: Device, to buffer: inout ByteBuffer) {
         buffer.writeStaticString(#"{"app_version":"#)
