@@ -40,7 +40,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "Store",
-            dependencies: ["RegistryCore", "Postgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "RegistryCore", "Postgres", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "HTTPServer",
@@ -94,6 +97,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests", dependencies: ["API", "Store", "RegistryCore", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),

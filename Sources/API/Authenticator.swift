@@ -10,11 +10,12 @@ struct Caller: Sendable {
 }
 
 /// Bearer-key authentication for every /v1 route. Keys come only from the Authorization header,
-/// never the query string. Every request reads the key's row, so a revocation is in force on the
-/// very next request.
+/// never the query string. Live keys are cached only while key changes are being listened for
+/// (see `KeyCache`), so a revocation is in force on the next request.
 struct Authenticator: Sendable {
     let keys: APIKeyStore
     let limiter: BadKeyLimiter
+    let cache: KeyCache
 
     /// Throws 429 for a client that has presented too many bad keys, `.unauthenticated` (401) for a
     /// missing, malformed, unknown or revoked key, `.forbidden` (403) for a key without `scope`.
@@ -28,13 +29,22 @@ struct Authenticator: Sendable {
         }
         guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
         guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented),
-            let key = try await keys.authenticate(secretHash: secret.hashHex)
+            let caller = try await caller(secretHash: secret.hashHex)
         else {
             limiter.recordFailure(client: client)
             throw RegistryError.unauthenticated
         }
-        guard key.scopes.allows(scope) else { throw RegistryError.forbidden(required: scope) }
-        return Caller(keyID: key.id, scopes: key.scopes)
+        guard caller.scopes.allows(scope) else { throw RegistryError.forbidden(required: scope) }
+        return caller
+    }
+
+    private func caller(secretHash: String) async throws -> Caller? {
+        if let cached = cache.caller(for: secretHash) { return cached }
+        let generation = cache.generation
+        guard let key = try await keys.authenticate(secretHash: secretHash) else { return nil }
+        let caller = Caller(keyID: key.id, scopes: key.scopes)
+        cache.store(caller, for: secretHash, lookedUpAt: generation)
+        return caller
     }
 
     /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space).

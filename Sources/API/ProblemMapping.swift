@@ -15,6 +15,9 @@ enum ProblemMapping {
             return problem
         case let errors as ValidationErrors:
             return validation(errors.errors)
+        case let error as ValidationError:
+            // A single path or query value that failed to parse (user_id, provider, type).
+            return validation([error])
         case let error as RegistryError:
             return problem(for: error)
         case let error as PostgresError:

@@ -21,6 +21,7 @@ public struct RegistryAPI: Sendable {
 
     let context: APIContext
     let operational: OperationalRoutes
+    let keyChanges: PostgresListener
     let batchBodyLimit: Int
 
     public init(
@@ -28,15 +29,26 @@ public struct RegistryAPI: Sendable {
         metricsText: @escaping @Sendable () -> String
     ) {
         let keys = APIKeyStore(pool: pool)
+        let cache = KeyCache()
+        keyChanges = PostgresListener(
+            configuration: pool.configuration, channel: APIKeyStore.changesChannel, logger: logger, onEvent: cache.handle)
         context = APIContext(
             devices: DeviceStore(pool: pool, userDeviceCap: configuration.userDeviceCap),
             providers: ProviderStore(pool: pool), keys: keys,
             authenticator: Authenticator(
-                keys: keys, limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow)),
+                keys: keys, limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
+                cache: cache),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
             pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+    }
+
+    /// The API's background work, until the task is cancelled: listening for key revocations
+    /// made by other processes, which lets live keys be cached (until then, and whenever the
+    /// listener is down, every request reads its key from the database).
+    public func run() async {
+        await keyChanges.run()
     }
 
     public func router() -> Router {

@@ -9,10 +9,14 @@ public struct RegistryEvents: Sendable {
     public init() {}
 
     func registered(_ outcome: RegistrationOutcome) {
+        registered(outcome.result, provider: outcome.device.provider, type: outcome.device.type)
         let provider = outcome.device.provider.value, type = outcome.device.type.rawValue
-        count(outcome.result.rawValue, provider: provider, type: type)
         if !outcome.replacedTokens.isEmpty { count("rotated", provider: provider, type: type, outcome.replacedTokens.count) }
         if !outcome.evictedTokens.isEmpty { count("evicted", provider: provider, type: type, outcome.evictedTokens.count) }
+    }
+
+    func registered(_ result: RegistrationResult, provider: ProviderName, type: TokenType) {
+        count(result.rawValue, provider: provider.value, type: type.rawValue)
     }
 
     func unregistered(_ n: Int) {

@@ -19,7 +19,6 @@ struct RegistrationBody: Encodable {
 }
 
 struct DeviceBody: Encodable { let device: Device }
-struct DevicesBody: Encodable { let devices: [Device] }
 struct DevicePageBody: Encodable {
     let devices: [Device]
     let next_cursor: String?

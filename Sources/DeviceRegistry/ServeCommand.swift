@@ -23,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most devices one user may have; registering past it evicts the least recently seen. (env: USER_DEVICE_CAP, default: 25)")
     var userDeviceCap: Int?
 
+    @Option(help: "Bad API keys one client address may present per minute before it is answered 429. (env: BAD_KEY_LIMIT, default: 20)")
+    var badKeyLimit: Int?
+
     @Flag(help: "Do not apply migrations at start; /readyz stays 503 until they are applied. (env: SKIP_MIGRATIONS=true)")
     var skipMigrations = false
 
@@ -44,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
         var apiConfiguration = RegistryAPI.Configuration()
         apiConfiguration.userDeviceCap = try Setting.resolve(
             userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap, valid: { (1...1000).contains($0) }, expected: "1–1000")
+        apiConfiguration.badKeyLimit = try Setting.resolve(
+            badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 }, expected: "a positive number")
         let openAPIURL = try ResourceLocator.locate("openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
         let setup = DatabaseSetup(
@@ -64,10 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
         let api = RegistryAPI(
             pool: pool, migrator: setup.migrator, configuration: apiConfiguration, logger: logger,
-            metricsText: { Self.exposition(metrics, pool: pool) })
+            metricsText: { Self.exposition(metrics) })
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
 
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server), .init(service: BackgroundWork { await api.run() }),
+        ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
         if let pruner { services.append(.init(service: PruneService(pool: pool, schedule: pruner, logger: logger))) }
         let group = ServiceGroup(
@@ -85,13 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"))
     }
 
-    /// The Prometheus text, with the pool's gauges read at scrape time.
-    private static func exposition(_ registry: PrometheusCollectorRegistry, pool: PostgresPool) -> String {
-        let statistics = pool.statistics
-        Gauge(label: "db_pool_connections", dimensions: [("state", "in_use")]).record(statistics.inUse)
-        Gauge(label: "db_pool_connections", dimensions: [("state", "idle")]).record(statistics.idle)
-        Gauge(label: "db_pool_size").record(statistics.size)
-        Gauge(label: "db_pool_waiting").record(statistics.waiting)
+    private static func exposition(_ registry: PrometheusCollectorRegistry) -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)

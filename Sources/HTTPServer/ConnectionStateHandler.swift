@@ -19,6 +19,10 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         var idle: TimeAmount
         var headerRead: TimeAmount
         var bodyRead: TimeAmount
+        /// The idle timeout once quiescing. Not zero: a keep-alive client may have sent its next
+        /// request before it could see our close, and closing on it would reset that request
+        /// unanswered. A request that arrives meanwhile is answered with `Connection: close`.
+        var quiescedIdle: TimeAmount = .milliseconds(500)
     }
 
     enum TimeoutKind: String, Sendable {
@@ -69,7 +73,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             arm(.headerRead, context: context)
         case is ChannelShouldQuiesceEvent:
             quiescing = true
-            if isIdle { close(context: context) }
+            if isIdle { arm(.idle, context: context) }  // now the short quiesced idle timeout
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -132,7 +136,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         cancelTimer()
         let amount: TimeAmount
         switch kind {
-        case .idle: amount = timeouts.idle
+        case .idle: amount = quiescing ? min(timeouts.idle, timeouts.quiescedIdle) : timeouts.idle
         case .headerRead: amount = timeouts.headerRead
         case .bodyRead: amount = timeouts.bodyRead
         }

@@ -1,10 +1,14 @@
 /// One-dimensional `text[]` literals: what the server prints and what it parses.
 enum PostgresArrayLiteral {
-    /// `{"a","b\"c"}`: every element quoted, backslashes and quotes escaped.
-    static func format(_ elements: [String]) -> String {
+    /// `{"a","b\"c",NULL}`: every element quoted, backslashes and quotes escaped; nil is NULL.
+    static func format(_ elements: [String?]) -> String {
         var literal = "{"
         for (position, element) in elements.enumerated() {
             if position > 0 { literal += "," }
+            guard let element else {
+                literal += "NULL"
+                continue
+            }
             literal += "\""
             for character in element {
                 if character == "\"" || character == "\\" { literal += "\\" }

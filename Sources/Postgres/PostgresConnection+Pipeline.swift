@@ -11,6 +11,10 @@ extension PostgresConnection {
         _ statements: [(sql: String, parameters: [(any PostgresEncodable)?])]
     ) throws -> [PostgresResult] {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
+        // Prepared once per connection, before pipeline mode (preparing is a round trip of its
+        // own): a statement parsed and planned on every batch cost about a seventh of the
+        // server's CPU per registration under group commit.
+        let names = try statements.map { try preparedName(for: $0.sql) }
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
         }
@@ -18,11 +22,13 @@ extension PostgresConnection {
         defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
         let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
             [("BEGIN", [])] + statements + [("COMMIT", [])]
-        for statement in all {
+        try send([]) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
+        for (statement, name) in zip(statements, names) {
             try send(statement.parameters) {
-                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, $0, nil, nil, 0)
+                PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), $0, nil, nil, 0)
             }
         }
+        try send([]) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
         guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
         try flush()
 

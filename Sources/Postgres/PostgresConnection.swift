@@ -129,7 +129,9 @@ public final class PostgresConnection {
         }
     }
 
-    private func preparedName(for sql: String) throws -> String {
+    /// The name `sql` is prepared under on this connection, preparing it the first time. Not in
+    /// pipeline mode: preparing waits for its own reply.
+    func preparedName(for sql: String) throws -> String {
         if let name = preparedNames[sql] { return name }
         let name = "s\(preparedNames.count + 1)"
         try send([]) { _ in PQsendPrepare(handle, name, sql, 0, nil) }

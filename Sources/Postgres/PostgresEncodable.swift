@@ -32,9 +32,10 @@ extension Date: PostgresEncodable {
     public var postgresText: String? { PostgresTimestamp.format(self) }
 }
 
-extension Array: PostgresEncodable where Element == String {
-    /// A `text[]` literal; every element is quoted, so commas, quotes and braces survive.
-    public var postgresText: String? { PostgresArrayLiteral.format(self) }
+extension Array: PostgresEncodable where Element: PostgresEncodable {
+    /// An array literal (`text[]`, or any type the server casts it to); every element is quoted,
+    /// so commas, quotes and braces survive, and a nil element is NULL.
+    public var postgresText: String? { PostgresArrayLiteral.format(map(\.postgresText)) }
 }
 
 extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {

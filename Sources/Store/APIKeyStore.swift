@@ -47,21 +47,27 @@ public struct APIKeyStore: Sendable {
         }
     }
 
-    /// Revokes a key; revoking it again is fine. Throws `.notFound` for an unknown id.
+    /// The channel every revocation notifies (payload: the key's id), so that processes caching
+    /// live keys drop them.
+    public static let changesChannel = "registry_api_keys"
+
+    /// Revokes a key; revoking it again is fine. Throws `.notFound` for an unknown id. The
+    /// notification goes out with the commit.
     public func revoke(id: String) async throws {
         guard UUID(uuidString: id) != nil else { throw RegistryError.notFound("key") }
-        let found = try await pool.withConnection { connection in
-            try connection.queryPrepared(
+        let found = try await pool.withTransaction { connection in
+            let updated = try connection.queryPrepared(
                 "UPDATE api_keys SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1::uuid",
                 [id]
             ).affectedRows > 0
+            if updated { _ = try connection.queryPrepared("SELECT pg_notify($1, $2)", [Self.changesChannel, id]) }
+            return updated
         }
         if !found { throw RegistryError.notFound("key") }
     }
 
-    /// The live key with this secret hash, or nil (unknown or revoked). Read on every request, so
-    /// a revocation takes effect on the next one; `last_used_at` is written at most once a minute
-    /// per key to keep authentication a read.
+    /// The live key with this secret hash, or nil (unknown or revoked). `last_used_at` is written
+    /// at most once a minute per key to keep authentication a read.
     public func authenticate(secretHash: String) async throws -> (id: String, scopes: Set<APIKeyScope>)? {
         let rows = try await pool.withConnection { connection in
             try connection.queryPrepared(

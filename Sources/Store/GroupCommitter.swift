@@ -1,3 +1,4 @@
+import Metrics
 import Postgres
 import Synchronization
 
@@ -39,12 +40,19 @@ final class GroupCommitter: Sendable {
     let pool: PostgresPool
     let maxBatch: Int
     let maxRunners: Int
+    /// Sees every batch's size; by default the `db_write_batch_size` histogram, which shows
+    /// operators how much group commit is saving.
+    let recordBatchSize: @Sendable (Int) -> Void
     private let state = Mutex(State())
 
-    init(pool: PostgresPool, maxBatch: Int = 256) {
+    init(
+        pool: PostgresPool, maxBatch: Int = 256, maxRunners: Int? = nil,
+        recordBatchSize: @escaping @Sendable (Int) -> Void = { Recorder(label: "db_write_batch_size").record($0) }
+    ) {
         self.pool = pool
         self.maxBatch = maxBatch
-        maxRunners = max(1, pool.configuration.poolSize / 2)
+        self.maxRunners = maxRunners ?? max(1, pool.configuration.poolSize / 2)
+        self.recordBatchSize = recordBatchSize
     }
 
     func submit(_ operation: WriteOperation) async throws -> WriteOutcome {
@@ -72,6 +80,7 @@ final class GroupCommitter: Sendable {
     }
 
     private func run(_ batch: [Waiting]) async {
+        recordBatchSize(batch.count)
         let operations = batch.map(\.operation)
         do {
             let outcomes = try await pool.withConnection { connection in

@@ -1,5 +1,7 @@
 import Foundation
+import Postgres
 import RegistryCore
+import Store
 import Testing
 import TestSupport
 
@@ -74,6 +76,28 @@ struct AuthorizationTests {
             #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 200)
             #expect(try await server.request("DELETE", "/v1/keys/\(key.id)").status == 204)
             #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 401)
+        }
+    }
+
+    /// Another process (the CLI, another instance) revokes through the database; its notification
+    /// empties this instance's key cache.
+    @Test func revocationElsewhereStopsTheKeyAtOnce() async throws {
+        try await withDeviceServer { server in
+            let key = try await server.key([.devicesRead])
+            for _ in 0..<3 {  // now cached, once the listener is up
+                #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 200)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let elsewhere = PostgresPool(configuration: PostgresConfiguration(url: server.pool.configuration.url), logger: .init(label: "cli"))
+            try await APIKeyStore(pool: elsewhere).revoke(id: key.id)
+            await elsewhere.shutdown()
+            var status = 0
+            let revoked = ContinuousClock.now
+            while status != 401, ContinuousClock.now - revoked < .seconds(2) {
+                status = try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status
+            }
+            #expect(status == 401)
+            #expect(ContinuousClock.now - revoked < .seconds(1))
         }
     }
 

@@ -55,7 +55,7 @@ struct ProcessTests {
         #expect(samples[#"registry_events_total{event="unchanged",provider="ios",type="apns"}"#] == 1)
         #expect(samples.keys.contains { $0.hasPrefix("http_requests_total{") && $0.contains(#"route="/v1/devices""#) })
         #expect(!samples.keys.contains { $0.contains("alice") || $0.contains(Tokens.apns(1)) })
-        #expect(samples.keys.contains { $0.hasPrefix("db_pool_size") })
+        #expect(samples.keys.contains { $0.hasPrefix("db_pool_connections{") })
         #expect(samples.keys.contains { $0.hasPrefix("http_request_duration_seconds_bucket{") })
 
         let listed = try await RegistryProcess.run(["keys", "list"], environment: environment)

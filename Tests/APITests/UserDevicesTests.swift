@@ -80,4 +80,20 @@ struct UserDevicesTests {
             #expect(try await server.tokens(of: user).isEmpty)
         }
     }
+
+    // Found by scripts/fuzz-contract: a bad path or query value was a 500, not a 422 naming it.
+    @Test(arguments: [
+        ("GET", "/v1/users/%01/devices", "user_id"), ("DELETE", "/v1/users/%01/devices", "user_id"),
+        ("GET", "/v1/users/ivy/devices?type=AAA", "type"), ("GET", "/v1/users/ivy/devices?provider=%C3%97", "provider"),
+        ("GET", "/v1/devices/\(Tokens.apns(8))?provider=%C3%97", "provider"),
+        ("DELETE", "/v1/devices/\(Tokens.apns(8))?provider=%C3%97", "provider"),
+        ("DELETE", "/v1/users/ivy/devices/\(Tokens.apns(8))?provider=%C3%97", "provider"),
+    ])
+    func invalidPathOrQueryValuesAre422NamingTheParameter(method: String, path: String, field: String) async throws {
+        try await withDeviceServer { server in
+            let response = try await server.request(method, path)
+            #expect(response.status == 422)
+            #expect(response.fieldErrors == [field])
+        }
+    }
 }

@@ -149,9 +149,27 @@ import Testing
         _ = try channel.finish()
     }
 
-    @Test func quiescingClosesAnIdleConnectionAtOnce() throws {
+    @Test func quiescingClosesAnIdleConnectionAfterTheQuiescedIdleTimeout() throws {
         let channel = try makeChannel()
         channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        channel.embeddedEventLoop.advanceTime(by: timeouts.quiescedIdle - .milliseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aRequestAlreadySentToAQuiescedIdleConnectionIsAnsweredThenClosed() throws {
+        let channel = try makeChannel()
+        channel.read()
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))  // the client's next request was on its way
+        channel.pipeline.fireUserInboundEventTriggered(RequestHeadStarted())
+        try deliver(channel, HTTPServerRequestPart.head(requestHead))
+        try deliver(channel, HTTPServerRequestPart.end(nil))
+        channel.embeddedEventLoop.advanceTime(by: timeouts.quiescedIdle)  // the handler takes its time
+        #expect(channel.isActive)
+        try respond(channel)
+        #expect(try outboundHeads(channel).first?.headers["connection"] == ["close"])
         #expect(!channel.isActive)
     }
 

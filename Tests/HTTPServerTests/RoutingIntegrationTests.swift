@@ -148,8 +148,8 @@ import TestSupport
     }
 
     @Test func accessLogHasOneLinePerRequestWithoutPathOrQuery() async throws {
-        let (logger, store) = RecordingLogHandler.logger()
-        try await withLiveServer(logger: logger) { server in
+        let logs = CapturedLogs()
+        try await withLiveServer(logger: logs.logger(label: "recording")) { server in
             let client = try await server.connect()
             _ = try await client.request(
                 "POST", "/echo?token=SECRET", headers: [("Content-Type", "application/json"), ("X-Request-ID", "rid-1")],
@@ -157,7 +157,7 @@ import TestSupport
             _ = try await client.request("GET", "/items/SECRET-TOKEN", headers: [("X-Request-ID", "rid-2")])
             _ = try await client.request("GET", "/nope/SECRET", headers: [("X-Request-ID", "rid-3")])
         }
-        let lines = store.all.filter { $0.message == "request" }
+        let lines = logs.all.filter { $0.message == "request" }
         #expect(lines.count == 3)
         #expect(lines.allSatisfy { $0.level == .info })
         #expect(lines.map { $0.metadata["request_id"] } == ["rid-1", "rid-2", "rid-3"])
@@ -166,7 +166,7 @@ import TestSupport
         #expect(lines.map { $0.metadata["method"] } == ["POST", "GET", "GET"])
         #expect(lines.allSatisfy { Double($0.metadata["duration_ms"] ?? "") != nil })
         #expect(lines.first?.metadata["echoed_bytes"] == "2")  // the response's logMetadata
-        for entry in store.all {
+        for entry in logs.all {
             #expect(!entry.message.contains("SECRET"))
             #expect(!entry.metadata.values.contains { $0.contains("SECRET") })
         }

@@ -11,7 +11,8 @@ import Store
 /// The real server on port 0, over a fresh database cloned from the migrated template, with an
 /// admin key. Integration tests talk HTTP to it over loopback; `withTestServer` always stops it.
 public final class TestServer: Sendable {
-    public let database: TestDatabase
+    /// Nil when the server runs on a database the test brought (`Options.databaseURL`).
+    public let database: TestDatabase?
     public let pool: PostgresPool
     public let port: Int
     public let adminKey: String
@@ -22,12 +23,13 @@ public final class TestServer: Sendable {
         public var api = RegistryAPI.Configuration()
         public var http = HTTPServerConfiguration(port: 0)
         public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
+        /// A database of the test's own (a `ThrowawayCluster`'s); migrated here, never dropped.
         public var databaseURL: String? = nil
         public init() {}
     }
 
     private init(
-        database: TestDatabase, pool: PostgresPool, port: Int, adminKey: String, logs: CapturedLogs,
+        database: TestDatabase?, pool: PostgresPool, port: Int, adminKey: String, logs: CapturedLogs,
         serving: Task<Void, any Error>
     ) {
         self.database = database
@@ -39,20 +41,25 @@ public final class TestServer: Sendable {
     }
 
     public static func start(_ options: Options = Options()) async throws -> TestServer {
-        let database = try await TestDatabase.create()
+        let database = options.databaseURL == nil ? try await TestDatabase.create() : nil
         let logs = CapturedLogs()
         let logger = logs.logger(label: "test-server")
-        var postgres = PostgresConfiguration(url: options.databaseURL ?? database.url)
+        var postgres = PostgresConfiguration(url: options.databaseURL ?? database!.url)
         postgres.poolSize = 4
         options.postgres?(&postgres)
         let pool = PostgresPool(configuration: postgres, logger: logger)
         let migrator = Migrator(migrations: try Migrator.load(directory: RepositoryPaths.migrations))
+        if options.databaseURL != nil { try await migrator.migrate(pool) }
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
-        let router = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
-            .router()
-        let server = HTTPServer(configuration: options.http, router: router, logger: logger)
-        let serving = Task { try await server.run() }
+        let registry = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
+        let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
+        let serving = Task {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await server.run() }
+                group.addTask { await registry.run() }
+            }
+        }
         let port = try await server.localAddress.port ?? 0
 
         let secret = try APIKeySecret.generate()
@@ -64,7 +71,7 @@ public final class TestServer: Sendable {
         serving.cancel()
         _ = await serving.result
         await pool.shutdown()
-        await database.drop()
+        await database?.drop()
     }
 
     public func client() async throws -> HTTPTestClient {

@@ -5,14 +5,15 @@ import NIOCore
 import RegistryCore
 import Store
 
-/// `POST /v1/devices/import`: NDJSON registrations of any size, read as they arrive and registered
-/// 500 to a transaction. The per-line results go to a temporary file (so memory stays flat for a
+/// `POST /v1/devices/import`: NDJSON registrations of any size, read as they arrive and imported
+/// 1,000 to a transaction, set-based (`DeviceStore.importBatch`: records as they are, without
+/// rotation or the per-user cap). The per-line results go to a temporary file (so memory stays flat for a
 /// million lines) and are streamed back once the body is consumed: `{"line", "status", "result"}`
 /// or `{"line", "status", "error"}`, in line order; blank lines get no result. If the database
 /// fails midway the request fails with 503; lines before it are committed and a rerun is
 /// harmless, since registering is idempotent.
 struct DeviceImport: Sendable {
-    static let batchSize = 500
+    static let batchSize = 1000
     static let maxLineBytes = 64 * 1024
 
     let devices: DeviceStore
@@ -45,7 +46,8 @@ struct DeviceImport: Sendable {
             return (line.number, .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes")))
         }
         do {
-            return (line.number, .success(try DeviceRegistration.parse(try RequestReading.json(Data(line.bytes)))))
+            let record = try RequestReading.json(Data(line.bytes))
+            return (line.number, .success(try DeviceRegistration.parse(Self.droppingServerFields(record))))
         } catch let problem as Problem {
             return (line.number, .failure(problem))
         } catch let errors as ValidationErrors {
@@ -55,22 +57,30 @@ struct DeviceImport: Sendable {
         }
     }
 
+    /// What an export line carries besides the registration: set by the server, so accepted and
+    /// ignored here (an imported device counts as seen at import time). An export imports as is.
+    static let serverFields: Set<String> = ["created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at"]
+
+    private static func droppingServerFields(_ record: JSONValue) -> JSONValue {
+        guard case .object(let fields) = record else { return record }
+        return .object(fields.filter { !serverFields.contains($0.key) })
+    }
+
     private func flush(_ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile) async throws {
         let valid = window.compactMap { try? $0.item.get() }
-        var outcomes = try await devices.registerBatch(valid).makeIterator()
+        var outcomes = try await devices.importBatch(valid).makeIterator()
         var lines: [ResultLine] = []
         for (number, item) in window {
             switch item {
             case .failure(let problem):
                 lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
-            case .success:
+            case .success(let registration):
                 switch outcomes.next()! {
-                case .success(let outcome):
-                    events.registered(outcome)
-                    lines.append(ResultLine(line: number, status: outcome.result == .created ? 201 : 200, result: outcome.result.rawValue, error: nil))
+                case .success(let result):
+                    events.registered(result, provider: registration.provider, type: registration.type)
+                    lines.append(ResultLine(line: number, status: result == .created ? 201 : 200, result: result.rawValue, error: nil))
                 case .failure(let error):
                     let problem = ProblemMapping.problem(for: error, logger: logger)
-                    guard problem.status < 500 else { throw error }
                     lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
                 }
             }

@@ -10,7 +10,8 @@ extension APIContext {
             let registration = try DeviceRegistration.parse(try RequestReading.json(request))
             let outcome = try await devices.register(registration)
             events.registered(outcome)
-            return .json(RegistrationBody(outcome), status: outcome.result == .created ? .created : .ok)
+            return .json(
+                encoded: DeviceJSON.registrationBody(outcome), status: outcome.result == .created ? .created : .ok)
         })
 
         router.add(.GET, "/v1/devices", handler: guarded(.devicesRead) { request, _ in

@@ -23,6 +23,7 @@ extension APIContext {
         router.add(.DELETE, "/v1/keys/{id}", handler: guarded(.admin) { request, _ in
             _ = try RequestReading.query(request, allowed: [])
             try await keys.revoke(id: request.pathParameters["id"] ?? "")
+            authenticator.cache.clear()  // in force here before we answer, not when the notification arrives
             return .empty(.noContent)
         })
     }

@@ -12,7 +12,7 @@ extension APIContext {
             let list = try await devices.devices(
                 of: user, type: type, provider: try RequestReading.provider(query),
                 includeDisabled: try RequestReading.flag(query, "include_disabled"))
-            return .json(DevicesBody(devices: list))
+            return .json(encoded: DeviceJSON.devicesBody(list))
         })
 
         router.add(.DELETE, "/v1/users/{user_id}/devices", handler: guarded(.devicesWrite) { request, _ in

@@ -1,0 +1,64 @@
+import Postgres
+import Synchronization
+
+/// Live keys recently seen, so that most requests authenticate without a database round trip.
+///
+/// Only trusted while a `PostgresListener` is LISTENing for key changes: every revocation
+/// notifies, and a notification, or the listener losing its session, empties the cache. A lookup
+/// that raced with a revocation cannot put the revoked key back: entries are only stored if no
+/// clear happened since the lookup began (`generation`). Entries also expire after `timeToLive`, which
+/// bounds `last_used_at` staleness. Revocations through this process clear it before answering.
+final class KeyCache: Sendable {
+    private struct State {
+        var trusted = false
+        var generation = 0
+        var entries: [String: (caller: Caller, storedAt: ContinuousClock.Instant)] = [:]
+    }
+
+    let timeToLive: Duration
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(timeToLive: Duration = .seconds(60), capacity: Int = 10_000) {
+        self.timeToLive = timeToLive
+        self.capacity = capacity
+    }
+
+    /// The caller for a secret hash, when cached, fresh and trusted.
+    func caller(for secretHash: String, now: ContinuousClock.Instant = .now) -> Caller? {
+        state.withLock { state in
+            guard state.trusted, let entry = state.entries[secretHash], now - entry.storedAt < timeToLive else { return nil }
+            return entry.caller
+        }
+    }
+
+    /// Where a database lookup starts; pass it back to `store`.
+    var generation: Int { state.withLock { $0.generation } }
+
+    func store(_ caller: Caller, for secretHash: String, lookedUpAt generation: Int, now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            guard state.trusted, state.generation == generation else { return }
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[secretHash] = (caller, now)
+        }
+    }
+
+    func clear() {
+        state.withLock { state in
+            state.generation += 1
+            state.entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func handle(_ event: PostgresListener.Event) {
+        state.withLock { state in
+            state.generation += 1
+            state.entries.removeAll(keepingCapacity: true)
+            switch event {
+            case .listening: state.trusted = true
+            case .interrupted: state.trusted = false
+            case .notification: break
+            }
+        }
+    }
+}

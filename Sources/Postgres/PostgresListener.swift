@@ -1,0 +1,88 @@
+import CLibPQ
+import Foundation
+import Logging
+import Synchronization
+
+/// LISTENs on one channel over a session of its own (not a pooled one), on a thread of its own,
+/// and reports what happens. Whoever caches on the strength of notifications must drop its cache
+/// on `.interrupted` (notifications may have been missed) and may trust it again after
+/// `.listening`. A session that goes quiet is pinged, so a dead server is noticed within seconds
+/// rather than when TCP keepalives give up.
+public final class PostgresListener: Sendable {
+    public enum Event: Sendable, Equatable {
+        /// LISTEN is in force; nothing sent from now on will be missed.
+        case listening
+        case notification(payload: String)
+        /// The session failed; notifications may be lost until the next `.listening`.
+        case interrupted
+    }
+
+    let configuration: PostgresConfiguration
+    let channel: String
+    let logger: Logger
+    let onEvent: @Sendable (Event) -> Void
+    private let stopped = Atomic(false)
+    private static let pingEvery: Duration = .seconds(5)
+
+    public init(
+        configuration: PostgresConfiguration, channel: String, logger: Logger,
+        onEvent: @escaping @Sendable (Event) -> Void
+    ) {
+        self.configuration = configuration
+        self.channel = channel
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    /// Listens until the calling task is cancelled.
+    public func run() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                Thread {
+                    self.listen()
+                    finished.resume()
+                }.start()
+            }
+        } onCancel: {
+            stopped.store(true, ordering: .relaxed)
+        }
+    }
+
+    private func listen() {
+        var delay = ConnectBackoff.initialDelay
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                let connection = try PostgresConnection.open(configuration, metrics: PoolMetrics())
+                try connection.execute("LISTEN \"\(channel.replacingOccurrences(of: "\"", with: "\"\""))\"")
+                onEvent(.listening)
+                delay = ConnectBackoff.initialDelay
+                try receive(on: connection)
+            } catch {
+                logger.warning("notification listener interrupted", metadata: ["channel": "\(channel)", "error": "\(error)"])
+                onEvent(.interrupted)
+                Thread.sleep(forTimeInterval: Double(delay.roundedUpMilliseconds) / 1000)
+                delay = min(delay * 2, ConnectBackoff.maximumDelay)
+            }
+        }
+    }
+
+    /// Delivers notifications until stopped or the session fails (throws).
+    private func receive(on connection: PostgresConnection) throws {
+        var quietSince = ContinuousClock.now
+        while !stopped.load(ordering: .relaxed) {
+            if Socket.wait(PQsocket(connection.handle), for: .read, timeout: .milliseconds(250)) != nil {
+                guard PQconsumeInput(connection.handle) == 1 else { throw PostgresError.connectionLost(outcomeUnknown: false) }
+                quietSince = .now
+            } else if ContinuousClock.now - quietSince > Self.pingEvery {
+                try connection.execute("SELECT 1")  // bounded by the reply timeout; throws when the server is gone
+                quietSince = .now
+            }
+            // Also what arrived while the ping was answered.
+            while let notification = PQnotifies(connection.handle) {
+                let payload = String(cString: notification.pointee.extra)
+                PQfreemem(notification)
+                onEvent(.notification(payload: payload))
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Postgres
+import RegistryCore
+
+extension DeviceStore {
+    /// Registers many records set-based (`import_devices()`: no rotation, no per-user cap), all
+    /// in one transaction sent in one round trip. Answers each record in order: its result, or
+    /// `.unknownProvider` / `.typeNotAccepted`. A token repeated in the input is applied in input
+    /// order: the records are cut into statements in which each (token, provider) appears once.
+    public func importBatch(_ registrations: [DeviceRegistration]) async throws -> [Result<RegistrationResult, RegistryError>] {
+        guard !registrations.isEmpty else { return [] }
+        let chunks = Self.chunksWithoutRepeatedTokens(registrations)
+        let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: Self.columns(chunk)) }
+        let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
+        return try zip(chunks, results).flatMap { chunk, result in
+            try zip(chunk, result.rows).map { registration, row in
+                switch try row.string("result") {
+                case "unknown_provider":
+                    return .failure(.unknownProvider(field: "provider", name: registration.provider.value))
+                case "type_not_accepted":
+                    return .failure(
+                        .typeNotAccepted(
+                            field: "type", type: registration.type, provider: registration.provider.value,
+                            service: registration.type.service == .apns ? .fcm : .apns))
+                case let raw:
+                    guard let result = RegistrationResult(rawValue: raw) else {
+                        throw PostgresError.decoding("unexpected import_devices result \(raw)")
+                    }
+                    return .success(result)
+                }
+            }
+        }
+    }
+
+    static let importSQL = "SELECT ord, result, previous_user_id FROM import_devices($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+
+    /// Consecutive runs of records in which no (token, provider) repeats.
+    static func chunksWithoutRepeatedTokens(_ registrations: [DeviceRegistration]) -> [[DeviceRegistration]] {
+        var chunks: [[DeviceRegistration]] = [[]]
+        var seen: Set<String> = []
+        for registration in registrations {
+            let key = registration.provider.value + "\u{0}" + registration.token.value
+            if seen.contains(key) {
+                chunks.append([])
+                seen.removeAll(keepingCapacity: true)
+            }
+            seen.insert(key)
+            chunks[chunks.count - 1].append(registration)
+        }
+        return chunks
+    }
+
+    /// The nine parallel arrays `import_devices()` takes.
+    private static func columns(_ chunk: [DeviceRegistration]) -> [(any PostgresEncodable)?] {
+        [
+            chunk.map(\.provider.value), chunk.map(\.token.value), chunk.map(\.type.rawValue), chunk.map(\.userID.value),
+            chunk.map(\.environment?.rawValue), chunk.map(\.deviceID?.value), chunk.map(\.platform?.value),
+            chunk.map(\.appVersion?.value), chunk.map(\.locale?.value),
+        ]
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Postgres
+import Synchronization
+import RegistryCore
+import Testing
+import TestSupport
+
+@testable import Store
+
+/// Group commit must be invisible: writes that share a transaction end exactly as they would one
+/// after the other in arrival order — each its own outcome, the same final table.
+@Suite("Group commit")
+struct GroupCommitTests {
+    /// A seeded mix of registrations (with device ids, so rotations happen) and logouts over three
+    /// users and four tokens: moves, rotations, late logouts and evictions all in one batch.
+    static func operations(count: Int, cap: Int) throws -> [WriteOperation] {
+        var generator = SeededGenerator(seed: 7)
+        let users = try ["ann", "ben", "cat"].map { try UserID($0) }
+        let tokens = try (0..<4).map { try PushToken(type: .apns, raw: String(format: "%064x", $0 + 1)) }
+        let provider = try ProviderName("ios")
+        return try (0..<count).map { _ in
+            let user = users[Int(generator.next() % 3)], token = tokens[Int(generator.next() % 4)]
+            if generator.next() % 4 == 0 {
+                return .unregister(user: user, token: token.value, provider: nil)
+            }
+            let installation = try DeviceID("install-\(generator.next() % 3)")
+            return .register(
+                try DeviceRegistration(userID: user, provider: provider, token: token, deviceID: installation),
+                userDeviceCap: cap)
+        }
+    }
+
+    static func summary(_ outcome: Result<WriteOutcome, any Error>) -> String {
+        switch outcome {
+        case .success(.registered(let r)):
+            "\(r.result.rawValue) prev=\(r.previousUserID?.value ?? "-") replaced=\(r.replacedTokens) evicted=\(r.evictedTokens)"
+        case .success(.unregistered(let deleted)): "unregistered=\(deleted)"
+        case .failure(let error): "error \(error)"
+        }
+    }
+
+    static func table(_ pool: PostgresPool) async throws -> [String] {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT token, user_id, device_id FROM devices ORDER BY token").rows.map {
+                "\($0["token"] ?? "") \($0["user_id"] ?? "") \($0["device_id"] ?? "")"
+            }
+        }
+    }
+
+    static func withPool<T>(_ body: (PostgresPool) async throws -> T) async throws -> T {
+        let database = try await TestDatabase.create()
+        var configuration = PostgresConfiguration(url: database.url)
+        configuration.poolSize = 3
+        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("group-commit"))
+        let result = await Result.of {
+            _ = try await pool.withConnection {
+                try $0.query("INSERT INTO providers (name, service, topic) VALUES ('ios', 'apns', 'com.example.app')")
+            }
+            return try await body(pool)
+        }
+        await pool.shutdown()
+        await database.drop()
+        return try result.get()
+    }
+
+    @Test func aBatchEndsAsTheSameWritesOneAfterAnotherInArrivalOrder() async throws {
+        let operations = try Self.operations(count: 40, cap: 3)
+
+        let (serialOutcomes, serialTable) = try await Self.withPool { pool in
+            var outcomes: [String] = []
+            for operation in operations {
+                outcomes.append(Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
+            }
+            return (outcomes, try await Self.table(pool))
+        }
+
+        let (batchedOutcomes, batchedTable, batchSizes) = try await Self.withPool { pool in
+            let sizes = BatchSizes()
+            let committer = GroupCommitter(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
+            // Hold the one runner on a lock so that every operation queues behind it, in order.
+            let blocker = try WriteOperation.register(
+                DeviceRegistration(
+                    userID: UserID("blocker"), provider: ProviderName("ios"),
+                    token: PushToken(type: .apns, raw: String(repeating: "f", count: 64))),
+                userDeviceCap: 3)
+            let gate = try await Gate.close(pool, key: "blocker")
+            let first = Task { try await committer.submit(blocker) }
+            try await Task.sleep(for: .milliseconds(200))
+            var tasks: [Task<WriteOutcome, any Error>] = []
+            for operation in operations {
+                tasks.append(Task { try await committer.submit(operation) })
+                try await Task.sleep(for: .milliseconds(5))  // a definite arrival order
+            }
+            try await gate.open()
+            _ = try await first.value
+            var outcomes: [String] = []
+            for task in tasks { outcomes.append(Self.summary(await task.result)) }
+            return (outcomes, try await Self.table(pool).filter { !$0.hasPrefix("ffff") }, sizes.all)
+        }
+
+        #expect(batchSizes.contains(operations.count), "the writes did share one batch: \(batchSizes)")
+        #expect(batchedOutcomes == serialOutcomes)
+        #expect(batchedTable == serialTable)
+    }
+}
+
+/// A session-level advisory lock held on a connection of its own: `register_device()` for that
+/// user waits until it is released.
+struct Gate: Sendable {
+    let pool: PostgresPool
+    let key: String
+
+    static func close(_ pool: PostgresPool, key: String) async throws -> Gate {
+        var configuration = PostgresConfiguration(url: pool.configuration.url)
+        configuration.poolSize = 1
+        let gatePool = PostgresPool(configuration: configuration, logger: TestSupport.logger("gate"))
+        _ = try await gatePool.withConnection { try $0.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]) }
+        return Gate(pool: gatePool, key: key)
+    }
+
+    /// Closing the session releases its lock.
+    func open() async throws {
+        await pool.shutdown()
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so the operation mix is the same every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Result where Failure == any Error {
+    static func of(_ body: () async throws -> Success) async -> Result {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+}
+
+/// Batch sizes a committer reports.
+final class BatchSizes: Sendable {
+    private let sizes = Mutex<[Int]>([])
+    func record(_ size: Int) { sizes.withLock { $0.append(size) } }
+    var all: [Int] { sizes.withLock { $0 } }
+}
