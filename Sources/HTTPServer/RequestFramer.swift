@@ -98,6 +98,7 @@ struct RequestFramer {
             // Empty lines before a request line are tolerated (RFC 9112 §2.2).
             if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") { return nil }
             startHead()
+            line.append(byte)
             lineLength = 1
             state = .requestLine
             return nil
