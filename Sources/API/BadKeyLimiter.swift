@@ -6,7 +6,10 @@ import Synchronization
 /// unaffected. In memory and per process; bounded to `maxTrackedClients` addresses, dropping the
 /// oldest windows first.
 final class BadKeyLimiter: Sendable {
-    private struct Window { var start: ContinuousClock.Instant; var failures: Int }
+    private struct Window {
+        var start: ContinuousClock.Instant
+        var failures: Int
+    }
 
     let limit: Int
     let window: Duration
@@ -42,7 +45,8 @@ final class BadKeyLimiter: Sendable {
             if windows.count >= maxTrackedClients, windows[client] == nil {
                 let expired = windows.filter { now - $0.value.start >= window }.map(\.key)
                 for key in expired { windows[key] = nil }
-                if windows.count >= maxTrackedClients, let oldest = windows.min(by: { $0.value.start < $1.value.start }) {
+                if windows.count >= maxTrackedClients, let oldest = windows.min(by: { $0.value.start < $1.value.start })
+                {
                     windows[oldest.key] = nil
                 }
             }

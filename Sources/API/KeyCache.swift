@@ -27,7 +27,9 @@ final class KeyCache: Sendable {
     /// The caller for a secret hash, when cached, fresh and trusted.
     func caller(for secretHash: String, now: ContinuousClock.Instant = .now) -> Caller? {
         state.withLock { state in
-            guard state.trusted, let entry = state.entries[secretHash], now - entry.storedAt < timeToLive else { return nil }
+            guard state.trusted, let entry = state.entries[secretHash], now - entry.storedAt < timeToLive else {
+                return nil
+            }
             return entry.caller
         }
     }
@@ -35,7 +37,9 @@ final class KeyCache: Sendable {
     /// Where a database lookup starts; pass it back to `store`.
     var generation: Int { state.withLock { $0.generation } }
 
-    func store(_ caller: Caller, for secretHash: String, lookedUpAt generation: Int, now: ContinuousClock.Instant = .now) {
+    func store(
+        _ caller: Caller, for secretHash: String, lookedUpAt generation: Int, now: ContinuousClock.Instant = .now
+    ) {
         state.withLock { state in
             guard state.trusted, state.generation == generation else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }

@@ -49,7 +49,9 @@ enum ProblemMapping {
             return validation([
                 ValidationError(
                     field: field,
-                    message: "\(type.rawValue) tokens cannot be sent through provider \(provider), which uses \(service.rawValue)")
+                    message:
+                        "\(type.rawValue) tokens cannot be sent through provider \(provider), which uses \(service.rawValue)"
+                )
             ])
         case .unauthenticated:
             return Problem(
@@ -57,7 +59,8 @@ enum ProblemMapping {
                 detail: "send a valid API key as Authorization: Bearer drk_…",
                 headers: ["WWW-Authenticate": "Bearer"])
         case .forbidden(let required):
-            return Problem(status: .forbidden, title: "Forbidden", detail: "this key lacks the \(required.rawValue) scope")
+            return Problem(
+                status: .forbidden, title: "Forbidden", detail: "this key lacks the \(required.rawValue) scope")
         }
     }
 

@@ -31,12 +31,14 @@ public struct RegistryAPI: Sendable {
         let keys = APIKeyStore(pool: pool)
         let cache = KeyCache()
         keyChanges = PostgresListener(
-            configuration: pool.configuration, channel: APIKeyStore.changesChannel, logger: logger, onEvent: cache.handle)
+            configuration: pool.configuration, channel: APIKeyStore.changesChannel, logger: logger,
+            onEvent: cache.handle)
         context = APIContext(
             devices: DeviceStore(pool: pool, userDeviceCap: configuration.userDeviceCap),
             providers: ProviderStore(pool: pool), keys: keys,
             authenticator: Authenticator(
-                keys: keys, limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
+                keys: keys,
+                limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
                 cache: cache),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit

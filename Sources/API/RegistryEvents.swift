@@ -10,9 +10,14 @@ public struct RegistryEvents: Sendable {
 
     func registered(_ outcome: RegistrationOutcome) {
         registered(outcome.result, provider: outcome.device.provider, type: outcome.device.type)
-        let provider = outcome.device.provider.value, type = outcome.device.type.rawValue
-        if !outcome.replacedTokens.isEmpty { count("rotated", provider: provider, type: type, outcome.replacedTokens.count) }
-        if !outcome.evictedTokens.isEmpty { count("evicted", provider: provider, type: type, outcome.evictedTokens.count) }
+        let provider = outcome.device.provider.value
+        let type = outcome.device.type.rawValue
+        if !outcome.replacedTokens.isEmpty {
+            count("rotated", provider: provider, type: type, outcome.replacedTokens.count)
+        }
+        if !outcome.evictedTokens.isEmpty {
+            count("evicted", provider: provider, type: type, outcome.evictedTokens.count)
+        }
     }
 
     func registered(_ result: RegistrationResult, provider: ProviderName, type: TokenType) {

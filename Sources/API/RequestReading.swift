@@ -31,7 +31,9 @@ enum RequestReading {
         for name in request.query.names {
             let values = request.query.values(name)
             if !allowed.contains(name) {
-                let known = allowed.isEmpty ? "this route takes no query parameters" : "known: \(allowed.joined(separator: ", "))"
+                let known =
+                    allowed.isEmpty
+                    ? "this route takes no query parameters" : "known: \(allowed.joined(separator: ", "))"
                 errors.append(ValidationError(field: name, message: "is not a known query parameter (\(known))"))
             } else if values.count > 1 {
                 errors.append(ValidationError(field: name, message: "must be given once"))

@@ -92,7 +92,10 @@ struct APIKeyBody: Encodable {
     }
     private enum CodingKeys: String, CodingKey { case id, name, scopes, created_at, last_used_at, revoked_at }
 }
-struct CreatedKeyBody: Encodable { let key: APIKeyBody; let secret: String }
+struct CreatedKeyBody: Encodable {
+    let key: APIKeyBody
+    let secret: String
+}
 struct KeysBody: Encodable { let keys: [APIKeyBody] }
 struct RegistrationsBody: Encodable { let registrations: [RegistrationBody] }
 struct FeedbackBody: Encodable { let action: String }

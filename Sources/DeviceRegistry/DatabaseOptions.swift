@@ -17,30 +17,45 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Connect timeout in milliseconds. (env: DB_CONNECT_TIMEOUT_MS, default: 2000)")
     var dbConnectTimeoutMs: Int?
 
-    @Option(help: "How long a request waits for a free connection, in milliseconds; then 503. (env: DB_POOL_WAIT_TIMEOUT_MS, default: 500)")
+    @Option(
+        help:
+            "How long a request waits for a free connection, in milliseconds; then 503. (env: DB_POOL_WAIT_TIMEOUT_MS, default: 500)"
+    )
     var dbPoolWaitTimeoutMs: Int?
 
-    @Option(help: "Folder of NNNN_what.sql migrations. (env: MIGRATIONS_DIR, default: the Migrations folder beside the executable or above it)")
+    @Option(
+        help:
+            "Folder of NNNN_what.sql migrations. (env: MIGRATIONS_DIR, default: the Migrations folder beside the executable or above it)"
+    )
     var migrationsDir: String?
 
     func configuration() throws -> PostgresConfiguration {
         guard let url = Setting.optional(databaseURL, env: "DATABASE_URL") else {
-            throw ConfigurationError("DATABASE_URL (or --database-url) is required, e.g. postgresql://postgres@127.0.0.1:5432/device_registry")
+            throw ConfigurationError(
+                "DATABASE_URL (or --database-url) is required, e.g. postgresql://postgres@127.0.0.1:5432/device_registry"
+            )
         }
         var configuration = PostgresConfiguration(url: url)
         configuration.poolSize = try Setting.resolve(
             dbPoolSize, env: "DB_POOL_SIZE", default: 10, valid: { (1...500).contains($0) }, expected: "1–500")
-        configuration.statementTimeout = .milliseconds(try Setting.resolve(
-            dbStatementTimeoutMs, env: "DB_STATEMENT_TIMEOUT_MS", default: 1000, valid: { $0 > 0 }, expected: "a positive number of milliseconds"))
-        configuration.connectTimeout = .milliseconds(try Setting.resolve(
-            dbConnectTimeoutMs, env: "DB_CONNECT_TIMEOUT_MS", default: 2000, valid: { $0 >= 1000 }, expected: "at least 1000 milliseconds (libpq counts whole seconds)"))
-        configuration.poolWaitTimeout = .milliseconds(try Setting.resolve(
-            dbPoolWaitTimeoutMs, env: "DB_POOL_WAIT_TIMEOUT_MS", default: 500, valid: { $0 > 0 }, expected: "a positive number of milliseconds"))
+        configuration.statementTimeout = .milliseconds(
+            try Setting.resolve(
+                dbStatementTimeoutMs, env: "DB_STATEMENT_TIMEOUT_MS", default: 1000, valid: { $0 > 0 },
+                expected: "a positive number of milliseconds"))
+        configuration.connectTimeout = .milliseconds(
+            try Setting.resolve(
+                dbConnectTimeoutMs, env: "DB_CONNECT_TIMEOUT_MS", default: 2000, valid: { $0 >= 1000 },
+                expected: "at least 1000 milliseconds (libpq counts whole seconds)"))
+        configuration.poolWaitTimeout = .milliseconds(
+            try Setting.resolve(
+                dbPoolWaitTimeoutMs, env: "DB_POOL_WAIT_TIMEOUT_MS", default: 500, valid: { $0 > 0 },
+                expected: "a positive number of milliseconds"))
         return configuration
     }
 
     func migrations() throws -> [Migration] {
-        let folder = try ResourceLocator.locate("Migrations", override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
+        let folder = try ResourceLocator.locate(
+            "Migrations", override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
         do {
             return try Migrator.load(directory: folder)
         } catch {

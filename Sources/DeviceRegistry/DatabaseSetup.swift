@@ -19,7 +19,8 @@ struct DatabaseSetup: Sendable {
     func runOrDefer(pool: PostgresPool, logger: Logger) async throws -> RetryingDatabaseSetup? {
         let secret = try adminKey.map { key in
             guard let secret = APIKeySecret.parse(key) else {
-                throw ConfigurationError("REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (see README)")
+                throw ConfigurationError(
+                    "REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (see README)")
             }
             return secret
         }
@@ -37,7 +38,8 @@ struct DatabaseSetup: Sendable {
         logger.info("database connected", metadata: ["server_version": "\(server.version)"])
         if migrate {
             for migration in try await migrator.migrate(pool) {
-                logger.info("migration applied", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                logger.info(
+                    "migration applied", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
             }
         }
         let keys = APIKeyStore(pool: pool)
@@ -45,7 +47,8 @@ struct DatabaseSetup: Sendable {
             try await keys.ensure(name: "REGISTRY_ADMIN_KEY", scopes: [.admin], secretHash: adminKeyHash)
         }
         if try await keys.all().isEmpty {
-            logger.notice("no API keys yet; create the first with: device-registry keys create --name ops --scope admin")
+            logger.notice(
+                "no API keys yet; create the first with: device-registry keys create --name ops --scope admin")
         }
     }
 }

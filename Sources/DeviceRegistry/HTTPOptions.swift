@@ -14,7 +14,10 @@ struct HTTPOptions: ParsableArguments {
     var maxHeaderBytes: Int?
     @Option(help: "Most header fields per request; more → 431. (env: MAX_HEADER_COUNT, default: 64)")
     var maxHeaderCount: Int?
-    @Option(help: "Largest request body in bytes; larger → 413 (the batch route allows 1 MiB). (env: MAX_BODY_BYTES, default: 65536)")
+    @Option(
+        help:
+            "Largest request body in bytes; larger → 413 (the batch route allows 1 MiB). (env: MAX_BODY_BYTES, default: 65536)"
+    )
     var maxBodyBytes: Int?
     @Option(help: "Seconds a kept-alive connection may sit idle. (env: IDLE_TIMEOUT_SECONDS, default: 60)")
     var idleTimeoutSeconds: Int?
@@ -22,7 +25,9 @@ struct HTTPOptions: ParsableArguments {
     var headerTimeoutSeconds: Int?
     @Option(help: "Seconds a client has to send a request's body. (env: BODY_TIMEOUT_SECONDS, default: 10)")
     var bodyTimeoutSeconds: Int?
-    @Option(help: "Requests served on one connection before it is closed. (env: MAX_REQUESTS_PER_CONNECTION, default: 1000)")
+    @Option(
+        help: "Requests served on one connection before it is closed. (env: MAX_REQUESTS_PER_CONNECTION, default: 1000)"
+    )
     var maxRequestsPerConnection: Int?
     @Option(help: "Seconds in-flight requests get to finish at shutdown. (env: SHUTDOWN_GRACE_SECONDS, default: 10)")
     var shutdownGraceSeconds: Int?
@@ -32,7 +37,8 @@ struct HTTPOptions: ParsableArguments {
         let positive = { (value: Int) in value > 0 }
         configuration.host = try Setting.resolve(host, env: "HOST", default: configuration.host)
         configuration.port = try Setting.resolve(
-            port, env: "PORT", default: configuration.port, valid: { (0...65535).contains($0) }, expected: "a port from 0 to 65535")
+            port, env: "PORT", default: configuration.port, valid: { (0...65535).contains($0) },
+            expected: "a port from 0 to 65535")
         configuration.maxRequestLineBytes = try Setting.resolve(
             maxRequestLineBytes, env: "MAX_REQUEST_LINE_BYTES", default: configuration.maxRequestLineBytes,
             valid: positive, expected: "a positive number of bytes")
@@ -45,17 +51,30 @@ struct HTTPOptions: ParsableArguments {
         configuration.maxBodyBytes = try Setting.resolve(
             maxBodyBytes, env: "MAX_BODY_BYTES", default: configuration.maxBodyBytes,
             valid: positive, expected: "a positive number of bytes")
-        configuration.idleTimeout = .seconds(Int64(try Setting.resolve(
-            idleTimeoutSeconds, env: "IDLE_TIMEOUT_SECONDS", default: 60, valid: positive, expected: "a positive number of seconds")))
-        configuration.headerReadTimeout = .seconds(Int64(try Setting.resolve(
-            headerTimeoutSeconds, env: "HEADER_TIMEOUT_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
-        configuration.bodyReadTimeout = .seconds(Int64(try Setting.resolve(
-            bodyTimeoutSeconds, env: "BODY_TIMEOUT_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
+        configuration.idleTimeout = .seconds(
+            Int64(
+                try Setting.resolve(
+                    idleTimeoutSeconds, env: "IDLE_TIMEOUT_SECONDS", default: 60, valid: positive,
+                    expected: "a positive number of seconds")))
+        configuration.headerReadTimeout = .seconds(
+            Int64(
+                try Setting.resolve(
+                    headerTimeoutSeconds, env: "HEADER_TIMEOUT_SECONDS", default: 10, valid: positive,
+                    expected: "a positive number of seconds")))
+        configuration.bodyReadTimeout = .seconds(
+            Int64(
+                try Setting.resolve(
+                    bodyTimeoutSeconds, env: "BODY_TIMEOUT_SECONDS", default: 10, valid: positive,
+                    expected: "a positive number of seconds")))
         configuration.maxRequestsPerConnection = try Setting.resolve(
-            maxRequestsPerConnection, env: "MAX_REQUESTS_PER_CONNECTION", default: configuration.maxRequestsPerConnection,
+            maxRequestsPerConnection, env: "MAX_REQUESTS_PER_CONNECTION",
+            default: configuration.maxRequestsPerConnection,
             valid: positive, expected: "a positive number")
-        configuration.shutdownGracePeriod = .seconds(Int64(try Setting.resolve(
-            shutdownGraceSeconds, env: "SHUTDOWN_GRACE_SECONDS", default: 10, valid: positive, expected: "a positive number of seconds")))
+        configuration.shutdownGracePeriod = .seconds(
+            Int64(
+                try Setting.resolve(
+                    shutdownGraceSeconds, env: "SHUTDOWN_GRACE_SECONDS", default: 10, valid: positive,
+                    expected: "a positive number of seconds")))
         return configuration
     }
 }

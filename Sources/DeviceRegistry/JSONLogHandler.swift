@@ -16,7 +16,8 @@ struct JSONLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var object: [String: Any] = [
-            "time": Self.timestamp(), "level": event.level.rawValue, "logger": label, "message": event.message.description,
+            "time": Self.timestamp(), "level": event.level.rawValue, "logger": label,
+            "message": event.message.description,
         ]
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             object[key] = Self.plain(value)
@@ -36,6 +37,7 @@ struct JSONLogHandler: LogHandler {
     }
 
     private static func timestamp() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

@@ -14,7 +14,9 @@ struct KeysCommand: AsyncParsableCommand {
             abstract: "Create a key and print its secret, alone on one line of stdout (shown only this once).")
 
         @Option(help: "Who or what the key is for, e.g. ops or mobile-backend.") var name: String
-        @Option(name: .customLong("scope"), help: "devices:read, devices:write or admin (admin implies the others); repeatable.")
+        @Option(
+            name: .customLong("scope"),
+            help: "devices:read, devices:write or admin (admin implies the others); repeatable.")
         var scopes: [APIKeyScope]
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions
@@ -24,9 +26,11 @@ struct KeysCommand: AsyncParsableCommand {
             let input = try NewAPIKey(name: name, scopes: scopes)
             let secret = try APIKeySecret.generate()
             let record = try await database.withPool(logger: logger) { pool in
-                try await APIKeyStore(pool: pool).create(name: input.name, scopes: input.scopes, secretHash: secret.hashHex)
+                try await APIKeyStore(pool: pool).create(
+                    name: input.name, scopes: input.scopes, secretHash: secret.hashHex)
             }
-            FileHandle.standardError.write(Data("Created key \(record.id) (\(record.name)). Use it as: Authorization: Bearer <key>\n".utf8))
+            FileHandle.standardError.write(
+                Data("Created key \(record.id) (\(record.name)). Use it as: Authorization: Bearer <key>\n".utf8))
             print(secret.value)
         }
     }
@@ -43,7 +47,8 @@ struct KeysCommand: AsyncParsableCommand {
             for key in keys {
                 print(
                     [
-                        key.id, key.name, key.scopes.map(\.rawValue).joined(separator: ","), RFC3339.format(key.createdAt),
+                        key.id, key.name, key.scopes.map(\.rawValue).joined(separator: ","),
+                        RFC3339.format(key.createdAt),
                         key.lastUsedAt.map(RFC3339.format) ?? "-", key.revokedAt.map(RFC3339.format) ?? "-",
                     ].joined(separator: "\t"))
             }
@@ -51,7 +56,8 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key; it is refused from the next request on.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key; it is refused from the next request on.")
         @Argument(help: "The key's id (from keys list).") var id: String
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions

@@ -12,6 +12,8 @@ struct MigrateCommand: AsyncParsableCommand {
         let logger = try logging.bootstrap(toStandardError: true)
         let migrator = Migrator(migrations: try database.migrations())
         let applied = try await database.withPool(logger: logger) { try await migrator.migrate($0) }
-        print(applied.isEmpty ? "Up to date." : applied.map { "Applied \($0.version) \($0.name)" }.joined(separator: "\n"))
+        print(
+            applied.isEmpty ? "Up to date." : applied.map { "Applied \($0.version) \($0.name)" }.joined(separator: "\n")
+        )
     }
 }

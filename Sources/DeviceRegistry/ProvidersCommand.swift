@@ -21,7 +21,9 @@ struct ProvidersCommand: AsyncParsableCommand {
             let logger = try logging.bootstrap(toStandardError: true)
             let provider = try Provider(
                 name: try ProviderName(name, field: "name"), service: service, topic: topic, projectID: projectId)
-            let (_, created) = try await database.withPool(logger: logger) { try await ProviderStore(pool: $0).put(provider) }
+            let (_, created) = try await database.withPool(logger: logger) {
+                try await ProviderStore(pool: $0).put(provider)
+            }
             print("\(created ? "Added" : "Updated") provider \(name).")
         }
     }
@@ -37,8 +39,9 @@ struct ProvidersCommand: AsyncParsableCommand {
             print(["NAME", "SERVICE", "TOPIC", "PROJECT"].joined(separator: "\t"))
             for stored in providers {
                 let provider = stored.provider
-                print([provider.name.value, provider.service.rawValue, provider.topic ?? "-", provider.projectID ?? "-"]
-                    .joined(separator: "\t"))
+                print(
+                    [provider.name.value, provider.service.rawValue, provider.topic ?? "-", provider.projectID ?? "-"]
+                        .joined(separator: "\t"))
             }
         }
     }
@@ -53,7 +56,9 @@ struct ProvidersCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let providerName = try ProviderName(name, field: "name")
-            try await database.withPool(logger: logger) { try await ProviderStore(pool: $0).delete(providerName, cascade: cascade) }
+            try await database.withPool(logger: logger) {
+                try await ProviderStore(pool: $0).delete(providerName, cascade: cascade)
+            }
             print("Removed provider \(name).")
         }
     }

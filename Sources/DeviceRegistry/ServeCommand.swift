@@ -20,22 +20,34 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var http: HTTPOptions
 
-    @Option(help: "Most devices one user may have; registering past it evicts the least recently seen. (env: USER_DEVICE_CAP, default: 25)")
+    @Option(
+        help:
+            "Most devices one user may have; registering past it evicts the least recently seen. (env: USER_DEVICE_CAP, default: 25)"
+    )
     var userDeviceCap: Int?
 
-    @Option(help: "Bad API keys one client address may present per minute before it is answered 429. (env: BAD_KEY_LIMIT, default: 20)")
+    @Option(
+        help:
+            "Bad API keys one client address may present per minute before it is answered 429. (env: BAD_KEY_LIMIT, default: 20)"
+    )
     var badKeyLimit: Int?
 
-    @Flag(help: "Do not apply migrations at start; /readyz stays 503 until they are applied. (env: SKIP_MIGRATIONS=true)")
+    @Flag(
+        help: "Do not apply migrations at start; /readyz stays 503 until they are applied. (env: SKIP_MIGRATIONS=true)")
     var skipMigrations = false
 
-    @Flag(help: "Start even when the database runs with fsync or synchronous_commit off, which can lose acknowledged writes. (env: ALLOW_UNSAFE_DURABILITY=true)")
+    @Flag(
+        help:
+            "Start even when the database runs with fsync or synchronous_commit off, which can lose acknowledged writes. (env: ALLOW_UNSAFE_DURABILITY=true)"
+    )
     var allowUnsafeDurability = false
 
     @Option(help: "Run the stale-device prune this often, e.g. 1d; off unless given. (env: PRUNE_EVERY)")
     var pruneEvery: String?
 
-    @Option(help: "What the periodic prune deletes: devices not seen for this long. (env: PRUNE_NOT_SEEN_FOR, default: 270d)")
+    @Option(
+        help:
+            "What the periodic prune deletes: devices not seen for this long. (env: PRUNE_NOT_SEEN_FOR, default: 270d)")
     var pruneNotSeenFor: String?
 
     @Option(help: "The openapi.yaml to serve. (env: OPENAPI_PATH, default: beside the executable or above it)")
@@ -46,10 +58,13 @@ struct ServeCommand: AsyncParsableCommand {
         let serverConfiguration = try http.configuration()
         var apiConfiguration = RegistryAPI.Configuration()
         apiConfiguration.userDeviceCap = try Setting.resolve(
-            userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap, valid: { (1...1000).contains($0) }, expected: "1–1000")
+            userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap,
+            valid: { (1...1000).contains($0) }, expected: "1–1000")
         apiConfiguration.badKeyLimit = try Setting.resolve(
-            badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 }, expected: "a positive number")
-        let openAPIURL = try ResourceLocator.locate("openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
+            badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
+            expected: "a positive number")
+        let openAPIURL = try ResourceLocator.locate(
+            "openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
         let setup = DatabaseSetup(
             migrator: Migrator(migrations: try database.migrations()),

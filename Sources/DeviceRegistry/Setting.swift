@@ -8,7 +8,9 @@ enum Setting {
         valid: (T) -> Bool = { _ in true }, expected: String = "a valid value"
     ) throws -> T {
         if let flag {
-            guard valid(flag) else { throw ConfigurationError("--\(flagName(name)) must be \(expected), got '\(flag)'") }
+            guard valid(flag) else {
+                throw ConfigurationError("--\(flagName(name)) must be \(expected), got '\(flag)'")
+            }
             return flag
         }
         guard let raw = ProcessInfo.processInfo.environment[name], !raw.isEmpty else { return fallback }

@@ -58,7 +58,8 @@ public final class PostgresListener: Sendable {
                 delay = ConnectBackoff.initialDelay
                 try receive(on: connection)
             } catch {
-                logger.warning("notification listener interrupted", metadata: ["channel": "\(channel)", "error": "\(error)"])
+                logger.warning(
+                    "notification listener interrupted", metadata: ["channel": "\(channel)", "error": "\(error)"])
                 onEvent(.interrupted)
                 Thread.sleep(forTimeInterval: Double(delay.roundedUpMilliseconds) / 1000)
                 delay = min(delay * 2, ConnectBackoff.maximumDelay)
@@ -71,7 +72,9 @@ public final class PostgresListener: Sendable {
         var quietSince = ContinuousClock.now
         while !stopped.load(ordering: .relaxed) {
             if Socket.wait(PQsocket(connection.handle), for: .read, timeout: .milliseconds(250)) != nil {
-                guard PQconsumeInput(connection.handle) == 1 else { throw PostgresError.connectionLost(outcomeUnknown: false) }
+                guard PQconsumeInput(connection.handle) == 1 else {
+                    throw PostgresError.connectionLost(outcomeUnknown: false)
+                }
                 quietSince = .now
             } else if ContinuousClock.now - quietSince > Self.pingEvery {
                 try connection.execute("SELECT 1")  // bounded by the reply timeout; throws when the server is gone

@@ -46,9 +46,17 @@ public struct Device: Sendable, Hashable {
 
 extension Device: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case userID = "user_id", provider, type, token, environment, deviceID = "device_id", platform
-        case appVersion = "app_version", locale, createdAt = "created_at", updatedAt = "updated_at"
-        case lastSeenAt = "last_seen_at", disabledReason = "disabled_reason", disabledAt = "disabled_at"
+        case userID = "user_id"
+        case provider, type, token, environment
+        case deviceID = "device_id"
+        case platform
+        case appVersion = "app_version"
+        case locale
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case lastSeenAt = "last_seen_at"
+        case disabledReason = "disabled_reason"
+        case disabledAt = "disabled_at"
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -26,7 +26,8 @@ public struct DeviceRegistration: Sendable, Hashable {
             self.environment = environment ?? .production
         case .fcm:
             guard environment == nil else {
-                throw ValidationError(field: "environment", message: "must be omitted for fcm tokens; it only applies to apns and voip")
+                throw ValidationError(
+                    field: "environment", message: "must be omitted for fcm tokens; it only applies to apns and voip")
             }
             self.environment = nil
         }
@@ -73,7 +74,9 @@ public struct DeviceRegistration: Sendable, Hashable {
                 reader.fail(error)
             }
         } else if type == .fcm, reader.has("environment") {
-            reader.fail(ValidationError(field: "environment", message: "must be omitted for fcm tokens; it only applies to apns and voip"))
+            reader.fail(
+                ValidationError(
+                    field: "environment", message: "must be omitted for fcm tokens; it only applies to apns and voip"))
         }
         try reader.finish()
         guard let registration else {

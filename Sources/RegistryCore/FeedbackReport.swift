@@ -20,19 +20,22 @@ public struct FeedbackReport: Sendable, Hashable {
             guard (1...4096).contains(raw.utf8.count),
                 raw.unicodeScalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.alphanumerics + "-_:.") })
             else {
-                throw ValidationError(field: "token", message: "must be 1–4096 characters of letters, digits, '-', '_', ':' or '.'")
+                throw ValidationError(
+                    field: "token", message: "must be 1–4096 characters of letters, digits, '-', '_', ':' or '.'")
             }
             return raw
         }
         let reason = reader.value("reason", required: true) { raw throws(ValidationError) in
             guard (1...100).contains(raw.count), !TextRules.containsControlCharacter(raw) else {
-                throw ValidationError(field: "reason", message: "must be 1–100 characters, e.g. Unregistered or UNREGISTERED")
+                throw ValidationError(
+                    field: "reason", message: "must be 1–100 characters, e.g. Unregistered or UNREGISTERED")
             }
             return raw
         }
         let timestamp = reader.value("timestamp", required: true) { raw throws(ValidationError) in
             guard let date = RFC3339.parse(raw) else {
-                throw ValidationError(field: "timestamp", message: "must be an RFC 3339 timestamp like 2026-01-31T12:00:00Z")
+                throw ValidationError(
+                    field: "timestamp", message: "must be an RFC 3339 timestamp like 2026-01-31T12:00:00Z")
             }
             return date
         }

@@ -15,7 +15,8 @@ struct JSONObjectReader {
             self.object = object
         } else {
             self.object = [:]
-            errors.append(ValidationError(field: "", message: "the request body must be a JSON object, not \(body.typeName)"))
+            errors.append(
+                ValidationError(field: "", message: "the request body must be a JSON object, not \(body.typeName)"))
         }
     }
 

@@ -14,7 +14,9 @@ public struct ListCursor: Sendable, Hashable, CustomStringConvertible {
     /// Decodes a cursor from a client. Anything but a cursor this server produced fails with a
     /// `cursor` error (re-encoding must give back the same string, so there is one spelling).
     public init(_ raw: String, field: String = "cursor") throws(ValidationError) {
-        let error = ValidationError(field: field, message: "is not a cursor returned by this API; pass next_cursor from the previous page unchanged")
+        let error = ValidationError(
+            field: field,
+            message: "is not a cursor returned by this API; pass next_cursor from the previous page unchanged")
         var base64 = raw.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard !raw.contains("="), !raw.contains("+"), !raw.contains("/") else { throw error }
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

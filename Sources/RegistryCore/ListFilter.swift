@@ -54,7 +54,8 @@ public struct ListFilter: Sendable, Hashable {
         filter.cursor = parsed("cursor") { raw throws(ValidationError) in try ListCursor(raw) }
         filter.seenBefore = parsed("seen_before") { raw throws(ValidationError) in
             guard let date = RFC3339.parse(raw) else {
-                throw ValidationError(field: "seen_before", message: "must be an RFC 3339 timestamp like 2026-01-31T12:00:00Z")
+                throw ValidationError(
+                    field: "seen_before", message: "must be an RFC 3339 timestamp like 2026-01-31T12:00:00Z")
             }
             return date
         }
@@ -63,7 +64,8 @@ public struct ListFilter: Sendable, Hashable {
         filter.userID = parsed("user_id") { raw throws(ValidationError) in try UserID(raw) }
         filter.provider = parsed("provider") { raw throws(ValidationError) in try ProviderName(raw) }
         for name in query.keys.sorted() where !parameters.contains(name) {
-            errors.append(ValidationError(field: name, message: FieldSuggestion.unknownFieldMessage(name, known: parameters)))
+            errors.append(
+                ValidationError(field: name, message: FieldSuggestion.unknownFieldMessage(name, known: parameters)))
         }
         guard errors.isEmpty else { throw ValidationErrors(errors) }
         return filter

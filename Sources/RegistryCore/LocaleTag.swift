@@ -15,7 +15,8 @@ public struct LocaleTag: ValidatedText {
         else {
             throw ValidationError(
                 field: "locale",
-                message: "must be a BCP 47 language tag like en or pt-BR: 1–35 letters, digits, '-' or '_', starting with a letter"
+                message:
+                    "must be a BCP 47 language tag like en or pt-BR: 1–35 letters, digits, '-' or '_', starting with a letter"
             )
         }
         value = raw

@@ -9,10 +9,13 @@ public struct NewAPIKey: Sendable, Hashable {
     public init(name: String, scopes: [APIKeyScope]) throws(ValidationErrors) {
         var errors: [ValidationError] = []
         if name.isEmpty || name.count > 100 || TextRules.containsControlCharacter(name) || TextRules.isBlank(name) {
-            errors.append(ValidationError(field: "name", message: "must be 1–100 characters without control characters"))
+            errors.append(
+                ValidationError(field: "name", message: "must be 1–100 characters without control characters"))
         }
         if scopes.isEmpty {
-            errors.append(ValidationError(field: "scopes", message: "must name at least one of devices:read, devices:write, admin"))
+            errors.append(
+                ValidationError(
+                    field: "scopes", message: "must name at least one of devices:read, devices:write, admin"))
         } else if Set(scopes).count != scopes.count {
             errors.append(ValidationError(field: "scopes", message: "must not repeat a scope"))
         }
@@ -34,7 +37,9 @@ public struct NewAPIKey: Sendable, Hashable {
             var parsed: [APIKeyScope] = []
             for value in values {
                 guard case .string(let raw) = value, let scope = APIKeyScope(rawValue: raw) else {
-                    reader.fail(ValidationError(field: "scopes", message: "must contain only devices:read, devices:write or admin"))
+                    reader.fail(
+                        ValidationError(
+                            field: "scopes", message: "must contain only devices:read, devices:write or admin"))
                     break
                 }
                 parsed.append(scope)
@@ -52,7 +57,9 @@ public struct NewAPIKey: Sendable, Hashable {
         throw ValidationErrors(reader.errors)  // Unreachable: a nil above recorded an error.
     }
 
-    private static func finishing(_ reader: inout JSONObjectReader, _ key: NewAPIKey) throws(ValidationErrors) -> NewAPIKey {
+    private static func finishing(_ reader: inout JSONObjectReader, _ key: NewAPIKey) throws(ValidationErrors)
+        -> NewAPIKey
+    {
         try reader.finish()
         return key
     }

@@ -22,14 +22,19 @@ public struct Provider: Sendable, Hashable {
                     errors.append(ValidationError(field: "topic", message: Self.bundleIDMessage))
                 }
             } else {
-                errors.append(ValidationError(field: "topic", message: "is required for apns providers: the app's bundle id"))
+                errors.append(
+                    ValidationError(field: "topic", message: "is required for apns providers: the app's bundle id"))
             }
             if projectID != nil {
-                errors.append(ValidationError(field: "project_id", message: "must be omitted for apns providers; it only applies to fcm"))
+                errors.append(
+                    ValidationError(
+                        field: "project_id", message: "must be omitted for apns providers; it only applies to fcm"))
             }
         case .fcm:
             if topic != nil {
-                errors.append(ValidationError(field: "topic", message: "must be omitted for fcm providers; it only applies to apns"))
+                errors.append(
+                    ValidationError(
+                        field: "topic", message: "must be omitted for fcm providers; it only applies to apns"))
             }
             if let projectID, !Self.isProjectID(projectID) {
                 errors.append(ValidationError(field: "project_id", message: Self.projectIDMessage))
@@ -48,7 +53,9 @@ public struct Provider: Sendable, Hashable {
     /// Parses a provider admin request body, reporting every problem at once.
     public static func parse(_ body: JSONValue) throws(ValidationErrors) -> Provider {
         var reader = JSONObjectReader(body, known: fields)
-        let name = reader.value("name", required: true) { raw throws(ValidationError) in try ProviderName(raw, field: "name") }
+        let name = reader.value("name", required: true) { raw throws(ValidationError) in
+            try ProviderName(raw, field: "name")
+        }
         let service = reader.value("service", required: true) { raw throws(ValidationError) in try PushService(raw) }
         let topic = reader.string("topic")
         let projectID = reader.string("project_id")
@@ -73,7 +80,8 @@ public struct Provider: Sendable, Hashable {
         let segments = text.split(separator: ".", omittingEmptySubsequences: false)
         return text.utf8.count <= 255 && segments.count >= 2
             && segments.allSatisfy { segment in
-                !segment.isEmpty && segment.unicodeScalars.allSatisfy { TextRules.isASCII($0, in: TextRules.alphanumerics + "-") }
+                !segment.isEmpty
+                    && segment.unicodeScalars.allSatisfy { TextRules.isASCII($0, in: TextRules.alphanumerics + "-") }
             }
     }
 

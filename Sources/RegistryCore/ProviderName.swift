@@ -19,7 +19,8 @@ public struct ProviderName: ValidatedText, Comparable {
         guard valid else {
             throw ValidationError(
                 field: field,
-                message: "must be 1–63 characters of lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+                message:
+                    "must be 1–63 characters of lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
             )
         }
         value = raw

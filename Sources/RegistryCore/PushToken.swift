@@ -37,7 +37,8 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
         if raw.hasPrefix("{length=") {
             throw ValidationError(
                 field: field,
-                message: "looks like NSData.description output ({length=…,bytes=0x…}), which is truncated and is not the token; \(hexHint)"
+                message:
+                    "looks like NSData.description output ({length=…,bytes=0x…}), which is truncated and is not the token; \(hexHint)"
             )
         }
         if raw.hasPrefix("<"), raw.hasSuffix(">") {

@@ -59,7 +59,8 @@ public enum RegistryError: Error, Sendable, Equatable {
     public var fieldErrors: [ValidationError] {
         switch self {
         case .validation(let errors): errors
-        case .unknownProvider(let field, _), .typeNotAccepted(let field, _, _, _): [ValidationError(field: field, message: detail)]
+        case .unknownProvider(let field, _), .typeNotAccepted(let field, _, _, _):
+            [ValidationError(field: field, message: detail)]
         default: []
         }
     }

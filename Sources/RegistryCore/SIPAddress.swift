@@ -14,7 +14,9 @@ struct SIPAddress {
         if text.lowercased().hasPrefix("contact:") {
             text = text.dropFirst("contact:".count).trimmingSpaces()
         }
-        guard !text.isEmpty else { throw SIPSyntaxError("is empty; expected a SIP Contact like <sip:alice@example.com;pn-provider=…>") }
+        guard !text.isEmpty else {
+            throw SIPSyntaxError("is empty; expected a SIP Contact like <sip:alice@example.com;pn-provider=…>")
+        }
 
         let uri: Substring
         var headers: Substring = ""
@@ -28,7 +30,8 @@ struct SIPAddress {
                 }
                 rest = rest[end...].trimmingSpaces()
                 guard rest.first == "<" else {
-                    throw SIPSyntaxError("must have the URI in angle brackets after a quoted display name: \"Name\" <sip:…>")
+                    throw SIPSyntaxError(
+                        "must have the URI in angle brackets after a quoted display name: \"Name\" <sip:…>")
                 }
             }
             guard let open = rest.firstIndex(of: "<") else {
@@ -39,15 +42,19 @@ struct SIPAddress {
             }
             uri = rest[rest.index(after: open)..<close].trimmingSpaces()
             headers = rest[rest.index(after: close)...].trimmingSpaces()
-            guard Self.hasSIPScheme(uri) else { throw SIPSyntaxError("must hold a sip: or sips: URI inside the angle brackets") }
+            guard Self.hasSIPScheme(uri) else {
+                throw SIPSyntaxError("must hold a sip: or sips: URI inside the angle brackets")
+            }
         }
 
         // Everything after the last '@' is host and parameters; the user part may itself hold ';'.
         let withoutHeaders = uri[..<(uri.firstIndex(of: "?") ?? uri.endIndex)]
-        let hostStart = withoutHeaders.lastIndex(of: "@").map { withoutHeaders.index(after: $0) } ?? withoutHeaders.startIndex
+        let hostStart =
+            withoutHeaders.lastIndex(of: "@").map { withoutHeaders.index(after: $0) } ?? withoutHeaders.startIndex
         if let semicolon = withoutHeaders[hostStart...].firstIndex(of: ";") {
             guard let parameters = SIPParameter.split(withoutHeaders[withoutHeaders.index(after: semicolon)...]) else {
-                throw SIPSyntaxError("has a malformed %-escape in a URI parameter; escapes are % followed by two hex digits")
+                throw SIPSyntaxError(
+                    "has a malformed %-escape in a URI parameter; escapes are % followed by two hex digits")
             }
             uriParameters = parameters
         } else {
@@ -58,12 +65,15 @@ struct SIPAddress {
             headerParameters = Self.hasSIPScheme(text) ? uriParameters : []
             return
         }
-        guard headers.first == ";" else { throw SIPSyntaxError("has unexpected text after '>'; expected ;name=value parameters") }
+        guard headers.first == ";" else {
+            throw SIPSyntaxError("has unexpected text after '>'; expected ;name=value parameters")
+        }
         guard SIPParameter.splitOutsideQuotes(headers, separator: ",").count == 1 else {
             throw SIPSyntaxError("holds more than one contact; send one Contact per registration")
         }
         guard let parameters = SIPParameter.split(headers.dropFirst()) else {
-            throw SIPSyntaxError("has a malformed %-escape in a header parameter; escapes are % followed by two hex digits")
+            throw SIPSyntaxError(
+                "has a malformed %-escape in a header parameter; escapes are % followed by two hex digits")
         }
         headerParameters = parameters
     }

@@ -42,7 +42,8 @@ public enum SIPContact {
         switch providerText.lowercased() {
         case "apns", "apns.dev":
             let environment: APNsEnvironment = providerText.lowercased() == "apns" ? .production : .sandbox
-            result = apnsContact(prid: prid, param: pushParameters["pn-param"], environment: environment, problems: &problems)
+            result = apnsContact(
+                prid: prid, param: pushParameters["pn-param"], environment: environment, problems: &problems)
         case "fcm":
             result = fcmContact(prid: prid, param: pushParameters["pn-param"], problems: &problems)
         default:
@@ -57,7 +58,9 @@ public enum SIPContact {
         prid: String, param: String?, environment: APNsEnvironment, problems: inout [String]
     ) -> PushContact? {
         guard let param, !param.isEmpty else {
-            problems.append("pn-param is required for apns: <TeamID>.<BundleID>, optionally ending in .voip, .remote or .remote&voip")
+            problems.append(
+                "pn-param is required for apns: <TeamID>.<BundleID>, optionally ending in .voip, .remote or .remote&voip"
+            )
             return nil
         }
         let appParameter = APNsAppParameter(param)
@@ -78,7 +81,8 @@ public enum SIPContact {
     private static func apnsTokens(prid: String, requested: Set<TokenType>?, problems: inout [String]) -> [PushToken]? {
         let parts = prid.split(separator: "&", omittingEmptySubsequences: false)
         guard parts.count <= 2 else {
-            problems.append("pn-prid has \(parts.count) tokens; expected one, or <RemoteToken>:remote&<PushKitToken>:voip")
+            problems.append(
+                "pn-prid has \(parts.count) tokens; expected one, or <RemoteToken>:remote&<PushKitToken>:voip")
             return nil
         }
         var labelled: [(type: TokenType, raw: Substring)] = []
@@ -141,7 +145,9 @@ public enum SIPContact {
         if names.contains("pn-tok") {
             return "uses the legacy pn-type/pn-tok/app-id parameters; send RFC 8599 pn-provider, pn-prid and pn-param"
         }
-        if address.headerParameters.contains(where: { $0.name.hasPrefix("pn-") }) && !names.contains(where: { $0.hasPrefix("pn-") }) {
+        if address.headerParameters.contains(where: { $0.name.hasPrefix("pn-") })
+            && !names.contains(where: { $0.hasPrefix("pn-") })
+        {
             return "has pn-* parameters after the '>'; they must be URI parameters inside <sip:…>"
         }
         if names.contains(where: { $0.hasPrefix("pn-") }) {

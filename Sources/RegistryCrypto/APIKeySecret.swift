@@ -26,7 +26,8 @@ public struct APIKeySecret: Sendable, Hashable, CustomStringConvertible {
     public static func parse(_ presented: String) -> APIKeySecret? {
         guard presented.hasPrefix(prefix) else { return nil }
         let body = String(presented.utf8.dropFirst(prefix.utf8.count))!
-        guard body.utf8.count == encodedLength, let bytes = Base64URL.decode(body), bytes.count == secretByteCount else {
+        guard body.utf8.count == encodedLength, let bytes = Base64URL.decode(body), bytes.count == secretByteCount
+        else {
             return nil
         }
         return APIKeySecret(value: presented)

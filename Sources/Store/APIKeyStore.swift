@@ -56,10 +56,11 @@ public struct APIKeyStore: Sendable {
     public func revoke(id: String) async throws {
         guard UUID(uuidString: id) != nil else { throw RegistryError.notFound("key") }
         let found = try await pool.withTransaction { connection in
-            let updated = try connection.queryPrepared(
-                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1::uuid",
-                [id]
-            ).affectedRows > 0
+            let updated =
+                try connection.queryPrepared(
+                    "UPDATE api_keys SET revoked_at = coalesce(revoked_at, clock_timestamp()) WHERE id = $1::uuid",
+                    [id]
+                ).affectedRows > 0
             if updated { _ = try connection.queryPrepared("SELECT pg_notify($1, $2)", [Self.changesChannel, id]) }
             return updated
         }

@@ -12,7 +12,8 @@ extension DeviceStore {
         let change: String
         switch policy {
         case .ignore: return .ignored
-        case .deleteIfNotSeenSince: change = "DELETE FROM devices d USING target t WHERE d.id = t.id AND t.last_seen_at < $4"
+        case .deleteIfNotSeenSince:
+            change = "DELETE FROM devices d USING target t WHERE d.id = t.id AND t.last_seen_at < $4"
         case .disable:
             change = """
                 UPDATE devices d SET disabled_reason = $5, disabled_at = clock_timestamp()

@@ -6,7 +6,9 @@ extension DeviceStore {
     /// in one transaction sent in one round trip. Answers each record in order: its result, or
     /// `.unknownProvider` / `.typeNotAccepted`. A token repeated in the input is applied in input
     /// order: the records are cut into statements in which each (token, provider) appears once.
-    public func importBatch(_ registrations: [DeviceRegistration]) async throws -> [Result<RegistrationResult, RegistryError>] {
+    public func importBatch(_ registrations: [DeviceRegistration]) async throws -> [Result<
+        RegistrationResult, RegistryError
+    >] {
         guard !registrations.isEmpty else { return [] }
         let chunks = Self.chunksWithoutRepeatedTokens(registrations)
         let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: Self.columns(chunk)) }
@@ -31,7 +33,8 @@ extension DeviceStore {
         }
     }
 
-    static let importSQL = "SELECT ord, result, previous_user_id FROM import_devices($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    static let importSQL =
+        "SELECT ord, result, previous_user_id FROM import_devices($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 
     /// Consecutive runs of records in which no (token, provider) repeats.
     static func chunksWithoutRepeatedTokens(_ registrations: [DeviceRegistration]) -> [[DeviceRegistration]] {
@@ -52,7 +55,8 @@ extension DeviceStore {
     /// The nine parallel arrays `import_devices()` takes.
     private static func columns(_ chunk: [DeviceRegistration]) -> [(any PostgresEncodable)?] {
         [
-            chunk.map(\.provider.value), chunk.map(\.token.value), chunk.map(\.type.rawValue), chunk.map(\.userID.value),
+            chunk.map(\.provider.value), chunk.map(\.token.value), chunk.map(\.type.rawValue),
+            chunk.map(\.userID.value),
             chunk.map(\.environment?.rawValue), chunk.map(\.deviceID?.value), chunk.map(\.platform?.value),
             chunk.map(\.appVersion?.value), chunk.map(\.locale?.value),
         ]

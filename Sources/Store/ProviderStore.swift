@@ -29,7 +29,8 @@ public struct ProviderStore: Sendable {
                     "SELECT EXISTS (SELECT 1 FROM devices WHERE provider = $1) AS in_use", [provider.name.value]
                 ).rows[0].bool("in_use")
                 if inUse {
-                    throw RegistryError.conflict("provider \(provider.name.value) has devices; its service cannot change")
+                    throw RegistryError.conflict(
+                        "provider \(provider.name.value) has devices; its service cannot change")
                 }
             }
             let row = try connection.queryPrepared(
@@ -48,7 +49,8 @@ public struct ProviderStore: Sendable {
 
     public func all() async throws -> [StoredProvider] {
         try await pool.withConnection { connection in
-            try connection.queryPrepared("SELECT \(Self.columns) FROM providers ORDER BY name", []).rows.map(Self.decode)
+            try connection.queryPrepared("SELECT \(Self.columns) FROM providers ORDER BY name", []).rows.map(
+                Self.decode)
         }
     }
 
@@ -70,9 +72,11 @@ public struct ProviderStore: Sendable {
             }
             let deleted: Int
             do {
-                deleted = try connection.queryPrepared("DELETE FROM providers WHERE name = $1", [name.value]).affectedRows
+                deleted = try connection.queryPrepared("DELETE FROM providers WHERE name = $1", [name.value])
+                    .affectedRows
             } catch PostgresError.foreignKeyViolation {
-                throw RegistryError.conflict("provider \(name.value) still has devices; delete them or pass ?cascade=true")
+                throw RegistryError.conflict(
+                    "provider \(name.value) still has devices; delete them or pass ?cascade=true")
             }
             if deleted == 0 { throw RegistryError.notFound("provider \(name.value)") }
         }

@@ -55,7 +55,9 @@ enum WriteOperation: Sendable {
     ) throws -> [Result<WriteOutcome, any Error>] {
         if operations.count == 1 { return [Result { try operations[0].run(on: connection) }] }
         do {
-            let locks = (sql: lockStatement, parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?])
+            let locks = (
+                sql: lockStatement, parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?]
+            )
             let results = try connection.pipelineTransaction([locks] + operations.map(\.statement)).dropFirst()
             return zip(operations, results).map { operation, result in Result { try operation.outcome(of: result) } }
         } catch let failure as PipelineFailure where !failure.error.isConnectionFailure {
@@ -75,7 +77,9 @@ enum WriteOutcome: Sendable {
     case unregistered(Bool)
 
     var registration: RegistrationOutcome {
-        guard case .registered(let outcome) = self else { preconditionFailure("a registration answers with a registration") }
+        guard case .registered(let outcome) = self else {
+            preconditionFailure("a registration answers with a registration")
+        }
         return outcome
     }
 

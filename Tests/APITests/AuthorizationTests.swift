@@ -2,12 +2,16 @@ import Foundation
 import Postgres
 import RegistryCore
 import Store
-import Testing
 import TestSupport
+import Testing
 
 @Suite("API keys and scopes")
 struct AuthorizationTests {
-    enum Scope: String { case read = "devices:read", write = "devices:write", admin }
+    enum Scope: String {
+        case read = "devices:read"
+        case write = "devices:write"
+        case admin
+    }
 
     /// Every /v1 route with a request that succeeds (or is a plain 404) for an allowed key.
     nonisolated(unsafe) static let routes: [(method: String, path: String, scope: Scope, json: [String: Any]?)] = [
@@ -49,13 +53,15 @@ struct AuthorizationTests {
                     Self.expectOnlyAProblem(response)
                 }
                 for (scope, secret) in [(Scope.read, read), (.write, write)] where scope != route.scope {
-                    let response = try await server.request(route.method, route.path, key: .bearer(secret), json: route.json)
+                    let response = try await server.request(
+                        route.method, route.path, key: .bearer(secret), json: route.json)
                     #expect(response.status == 403, "\(route.method) \(route.path) with \(scope)")
                     Self.expectOnlyAProblem(response)
                 }
                 let allowed = route.scope == .read ? read : route.scope == .write ? write : server.adminKey
                 let ok = try await server.request(route.method, route.path, key: .bearer(allowed), json: route.json)
-                #expect([200, 201, 204, 404].contains(ok.status), "\(route.method) \(route.path): \(ok.status) \(ok.body)")
+                #expect(
+                    [200, 201, 204, 404].contains(ok.status), "\(route.method) \(route.path): \(ok.status) \(ok.body)")
                 let asAdmin = try await server.request(route.method, route.path, json: route.json)
                 #expect(![401, 403].contains(asAdmin.status), "admin implies every scope: \(route.path)")
             }
@@ -88,7 +94,8 @@ struct AuthorizationTests {
                 #expect(try await server.request("GET", "/v1/users/u/devices", key: .bearer(key.secret)).status == 200)
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let elsewhere = PostgresPool(configuration: PostgresConfiguration(url: server.pool.configuration.url), logger: .init(label: "cli"))
+            let elsewhere = PostgresPool(
+                configuration: PostgresConfiguration(url: server.pool.configuration.url), logger: .init(label: "cli"))
             try await APIKeyStore(pool: elsewhere).revoke(id: key.id)
             await elsewhere.shutdown()
             var status = 0
@@ -103,7 +110,8 @@ struct AuthorizationTests {
 
     @Test func keysAreShownOnceAndListedWithoutSecrets() async throws {
         try await withDeviceServer { server in
-            let created = try await server.request("POST", "/v1/keys", json: ["name": "backend", "scopes": ["devices:write"]])
+            let created = try await server.request(
+                "POST", "/v1/keys", json: ["name": "backend", "scopes": ["devices:write"]])
             #expect(created.status == 201)
             let secret = try #require(created.object?["secret"] as? String)
             #expect(secret.hasPrefix("drk_") && secret.count == 47)

@@ -1,10 +1,12 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Batch, import and export")
 struct BulkTests {
-    static func registration(_ user: String, _ token: String, provider: String = "ios", type: String = "apns") -> [String: Any] {
+    static func registration(_ user: String, _ token: String, provider: String = "ios", type: String = "apns")
+        -> [String: Any]
+    {
         ["user_id": user, "provider": provider, "type": type, "token": token]
     }
 
@@ -26,7 +28,9 @@ struct BulkTests {
             #expect(results.map { $0["status"] as? Int } == [201, 422, 200, 200, 422, 201])
             #expect(results.map { $0["result"] as? String } == ["created", nil, "unchanged", "moved", nil, "created"])
             #expect(results[3]["previous_user_id"] as? String == "old-owner")
-            #expect(((results[1]["error"] as? [String: Any])?["errors"] as? [[String: Any]])?.first?["field"] as? String == "token")
+            #expect(
+                ((results[1]["error"] as? [String: Any])?["errors"] as? [[String: Any]])?.first?["field"] as? String
+                    == "token")
             #expect(try await server.deviceRows().count == 3)
         }
     }
@@ -41,7 +45,8 @@ struct BulkTests {
             #expect(try await server.request("POST", "/v1/devices/batch", json: ["devices": tooMany]).status == 422)
             #expect(try await server.request("POST", "/v1/devices/batch", json: ["devices": []]).status == 422)
             let huge = String(repeating: " ", count: 1024 * 1024 + 10)
-            #expect(try await server.request("POST", "/v1/devices/batch", body: "{\"devices\":[]\(huge)}").status == 413)
+            #expect(
+                try await server.request("POST", "/v1/devices/batch", body: "{\"devices\":[]\(huge)}").status == 413)
         }
     }
 
@@ -72,9 +77,13 @@ struct BulkTests {
             }
             #expect(results.map { $0["line"] as? Int } == [1, 3, 4, 5, 6, 7, 8, 9, 10])
             #expect(results.map { $0["status"] as? Int } == [201, 400, 200, 422, 200, 422, 422, 422, 201])
-            #expect(results.map { $0["result"] as? String } == ["created", nil, "moved", nil, "moved", nil, nil, nil, "created"])
-            #expect(Set(try await server.deviceRows().map { "\($0.user) \($0.token)" })
-                == ["d \(Tokens.apns(1))", "b \(Tokens.apns(2))", "h \(Tokens.apns(6))"])
+            #expect(
+                results.map { $0["result"] as? String } == [
+                    "created", nil, "moved", nil, "moved", nil, nil, nil, "created",
+                ])
+            #expect(
+                Set(try await server.deviceRows().map { "\($0.user) \($0.token)" })
+                    == ["d \(Tokens.apns(1))", "b \(Tokens.apns(2))", "h \(Tokens.apns(6))"])
             let form = try await server.request("POST", "/v1/devices/import", body: "x", contentType: "text/plain")
             #expect(form.status == 415)
         }
@@ -83,7 +92,9 @@ struct BulkTests {
     @Test func exportStreamsEveryDeviceAndImportsBackIntoAnotherRegistry() async throws {
         let exported = try await withDeviceServer { server in
             for start in stride(from: 0, to: 2_345, by: 500) {
-                let items = (start..<min(start + 500, 2_345)).map { Self.registration("user-\($0 % 97)", Tokens.apns(50_000 + $0)) }
+                let items = (start..<min(start + 500, 2_345)).map {
+                    Self.registration("user-\($0 % 97)", Tokens.apns(50_000 + $0))
+                }
                 #expect(try await server.request("POST", "/v1/devices/batch", json: ["devices": items]).status == 200)
             }
             _ = try await server.register(user: "android-user", token: Tokens.fcm(1), provider: "android", type: "fcm")
@@ -100,7 +111,8 @@ struct BulkTests {
         // What export writes, import reads as it is.
         let ndjson = exported
         try await withDeviceServer { server in
-            let response = try await server.request("POST", "/v1/devices/import", body: ndjson, contentType: "application/x-ndjson")
+            let response = try await server.request(
+                "POST", "/v1/devices/import", body: ndjson, contentType: "application/x-ndjson")
             #expect(response.status == 200)
             let statuses = response.body.split(separator: "\n").compactMap {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["status"] as? Int

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Registrations racing")
 struct ConcurrencyTests {
@@ -32,7 +32,8 @@ struct ConcurrencyTests {
                     for round in chunk..<chunk + 25 {
                         for user in ["racer-a", "racer-b"] {
                             group.addTask {
-                                let status = try await server.register(user: user, token: Tokens.apns(10_000 + round)).status
+                                let status = try await server.register(user: user, token: Tokens.apns(10_000 + round))
+                                    .status
                                 if !(200..<300).contains(status) { throw TestFailure("round \(round): \(status)") }
                             }
                         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The service while PostgreSQL restarts or drops its connections: fast 503s with Retry-After
 /// during the outage, never a hang or a false 2xx, and service again soon after, without a restart.

@@ -20,7 +20,8 @@ struct DeviceJSONTests {
             Device(
                 userID: try UserID("plain"), provider: try ProviderName("ios"),
                 token: try PushToken(type: .apns, raw: String(repeating: "ab", count: 32)), environment: .production,
-                deviceID: nil, platform: nil, appVersion: nil, locale: nil, createdAt: now, updatedAt: now, lastSeenAt: now),
+                deviceID: nil, platform: nil, appVersion: nil, locale: nil, createdAt: now, updatedAt: now,
+                lastSeenAt: now),
             Device(
                 userID: try UserID("quote \" back \\ slash / é 🎉 end"), provider: try ProviderName("android"),
                 token: try PushToken(type: .fcm, raw: "fcm:token_-.x"), environment: nil,
@@ -35,7 +36,9 @@ struct DeviceJSONTests {
 
     @Test func listingMatchesJSONEncoder() throws {
         let devices = try Self.devices()
-        #expect(Data(DeviceJSON.devicesBody(devices).readableBytesView) == (try Self.encoder.encode(Listing(devices: devices))))
+        #expect(
+            Data(DeviceJSON.devicesBody(devices).readableBytesView)
+                == (try Self.encoder.encode(Listing(devices: devices))))
         #expect(Data(DeviceJSON.devicesBody([]).readableBytesView) == (try Self.encoder.encode(Listing(devices: []))))
     }
 

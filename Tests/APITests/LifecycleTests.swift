@@ -1,26 +1,39 @@
 import Foundation
 import Postgres
 import Store
-import Testing
 import TestSupport
+import Testing
 
 @Suite("SIP contacts, feedback and staleness")
 struct LifecycleTests {
     static let remote = Tokens.apns(100), voip = Tokens.apns(101)
 
-    @Test(arguments: [
-        ("<sip:alice@10.0.0.1:5060;transport=tls;pn-provider=apns;pn-prid=\(remote):remote&\(voip):voip;pn-param=ABCDE12345.com.example.app.remote&voip>",
-         [("apns", remote), ("voip", voip)], "production"),
-        ("\"Alice\" <sip:alice@host;pn-param=ABCDE12345.com.example.app.voip;pn-prid=\(voip):voip;pn-provider=apns.dev>;expires=3600",
-         [("voip", voip)], "sandbox"),
-        ("sip:alice@host;pn-provider=apns;pn-prid=\(remote);pn-param=ABCDE12345.com.example.app",
-         [("apns", remote)], "production"),
-        ("<sip:alice@host;pn-provider=apns;pn-prid=\(remote)%3Aremote%26\(voip)%3Avoip;pn-param=ABCDE12345.com.example.app.remote%26voip>",
-         [("apns", remote), ("voip", voip)], "production"),
-        ("<sip:alice@host;pn-provider=fcm;pn-prid=\(Tokens.fcm(7));pn-param=example-project>",
-         [("fcm", Tokens.fcm(7))], nil),
-    ] as [(String, [(String, String)], String?)])
-    func contactsRegisterEveryTokenTheyCarry(contact: String, expected: [(String, String)], environment: String?) async throws {
+    @Test(
+        arguments: [
+            (
+                "<sip:alice@10.0.0.1:5060;transport=tls;pn-provider=apns;pn-prid=\(remote):remote&\(voip):voip;pn-param=ABCDE12345.com.example.app.remote&voip>",
+                [("apns", remote), ("voip", voip)], "production"
+            ),
+            (
+                "\"Alice\" <sip:alice@host;pn-param=ABCDE12345.com.example.app.voip;pn-prid=\(voip):voip;pn-provider=apns.dev>;expires=3600",
+                [("voip", voip)], "sandbox"
+            ),
+            (
+                "sip:alice@host;pn-provider=apns;pn-prid=\(remote);pn-param=ABCDE12345.com.example.app",
+                [("apns", remote)], "production"
+            ),
+            (
+                "<sip:alice@host;pn-provider=apns;pn-prid=\(remote)%3Aremote%26\(voip)%3Avoip;pn-param=ABCDE12345.com.example.app.remote%26voip>",
+                [("apns", remote), ("voip", voip)], "production"
+            ),
+            (
+                "<sip:alice@host;pn-provider=fcm;pn-prid=\(Tokens.fcm(7));pn-param=example-project>",
+                [("fcm", Tokens.fcm(7))], nil
+            ),
+        ] as [(String, [(String, String)], String?)])
+    func contactsRegisterEveryTokenTheyCarry(contact: String, expected: [(String, String)], environment: String?)
+        async throws
+    {
         try await withDeviceServer { server in
             let response = try await server.request("POST", "/v1/users/alice/devices/sip", json: ["contact": contact])
             #expect(response.status == 201, "\(response.body)")
@@ -50,12 +63,16 @@ struct LifecycleTests {
         }
     }
 
-    func feedback(_ server: TestServer, token: String, reason: String, at date: Date, provider: String = "ios") async throws
+    func feedback(_ server: TestServer, token: String, reason: String, at date: Date, provider: String = "ios")
+        async throws
         -> String?
     {
         let response = try await server.request(
             "POST", "/v1/feedback",
-            json: ["provider": provider, "token": token, "reason": reason, "timestamp": ISO8601DateFormatter().string(from: date)])
+            json: [
+                "provider": provider, "token": token, "reason": reason,
+                "timestamp": ISO8601DateFormatter().string(from: date),
+            ])
         #expect(response.status == 200, "\(response.body)")
         return response.object?["action"] as? String
     }
@@ -85,7 +102,10 @@ struct LifecycleTests {
         try await withDeviceServer { server in
             let token = type == "fcm" ? Tokens.fcm(9) : Tokens.apns(9)
             _ = try await server.register(user: "bob", token: token, provider: provider, type: type)
-            #expect(try await feedback(server, token: token, reason: reason, at: Date().addingTimeInterval(60), provider: provider) == action)
+            #expect(
+                try await feedback(
+                    server, token: token, reason: reason, at: Date().addingTimeInterval(60), provider: provider)
+                    == action)
             let listed = try await server.tokens(of: "bob")
             #expect(listed == (action == "ignored" ? [token] : []))
             if action == "disabled" {
@@ -103,8 +123,16 @@ struct LifecycleTests {
         try await withDeviceServer { server in
             for (body, field) in [
                 (["provider": "ios", "token": Self.remote, "reason": "Unregistered"], "timestamp"),
-                (["provider": "ios", "token": Self.remote, "reason": "Unregistered", "timestamp": "yesterday"], "timestamp"),
-                (["provider": "nope", "token": Self.remote, "reason": "Unregistered", "timestamp": "2026-01-01T00:00:00Z"], "provider"),
+                (
+                    ["provider": "ios", "token": Self.remote, "reason": "Unregistered", "timestamp": "yesterday"],
+                    "timestamp"
+                ),
+                (
+                    [
+                        "provider": "nope", "token": Self.remote, "reason": "Unregistered",
+                        "timestamp": "2026-01-01T00:00:00Z",
+                    ], "provider"
+                ),
             ] {
                 let response = try await server.request("POST", "/v1/feedback", json: body)
                 #expect(response.status == 422 && response.fieldErrors.contains(field), "\(response.body)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("GET /v1/devices (listing across users)")
 struct ListingTests {

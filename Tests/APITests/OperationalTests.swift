@@ -2,8 +2,8 @@ import API
 import Foundation
 import HTTPServer
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Operational routes and the contract")
 struct OperationalTests {
@@ -31,7 +31,8 @@ struct OperationalTests {
 
     /// The router and openapi.yaml list the same (method, path) operations.
     @Test func routerAndContractListTheSameOperations() async throws {
-        let pool = PostgresPool(configuration: PostgresConfiguration(url: "postgresql://127.0.0.1:1/none"), logger: .init(label: "x"))
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: "postgresql://127.0.0.1:1/none"), logger: .init(label: "x"))
         let router = RegistryAPI(
             pool: pool, migrator: Migrator(migrations: []), configuration: .init(), logger: .init(label: "x"),
             metricsText: { "" }
@@ -39,7 +40,9 @@ struct OperationalTests {
         await pool.shutdown()
         let served = Set(router.operations.map { "\($0.method.rawValue) \($0.template)" })
         let documented = try Self.documentedOperations()
-        #expect(served == documented, "only served: \(served.subtracting(documented)); only documented: \(documented.subtracting(served))")
+        #expect(
+            served == documented,
+            "only served: \(served.subtracting(documented)); only documented: \(documented.subtracting(served))")
     }
 
     /// "METHOD /path" for every operation under `paths:` (two-space path keys, four-space methods).
@@ -49,14 +52,19 @@ struct OperationalTests {
         var inPaths = false
         var path: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if line.hasPrefix("paths:") {
+                inPaths = true
+                continue
+            }
             guard inPaths else { continue }
             if let first = line.first, first != " ", first != "#" { break }  // the next top-level key
             if line.hasPrefix("  /"), line.hasSuffix(":") {
                 path = String(line.dropFirst(2).dropLast())
             } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
                 let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
-                if ["GET", "POST", "PUT", "DELETE", "PATCH"].contains(method) { operations.insert("\(method) \(path)") }
+                if ["GET", "POST", "PUT", "DELETE", "PATCH"].contains(method) {
+                    operations.insert("\(method) \(path)")
+                }
             }
         }
         return operations

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real binary: commands, configuration, logs, metrics and signals.
 @Suite("device-registry as a process")
@@ -13,13 +13,16 @@ struct ProcessTests {
         let listening = try await server.waitForLine { $0.contains("listening") }
         let object = try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any]
         let address = object?["address"] as? String ?? ""
-        guard let port = Int(address.split(separator: ":").last ?? "") else { throw TestFailure("no port in \(listening)") }
+        guard let port = Int(address.split(separator: ":").last ?? "") else {
+            throw TestFailure("no port in \(listening)")
+        }
         return (server, port)
     }
 
     static func get(_ port: Int, _ path: String, key: String? = nil) async throws -> TestResponse {
         let client = try await HTTPTestClient.connect(port: port)
-        let response = try await client.request("GET", path, headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [])
+        let response = try await client.request(
+            "GET", path, headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [])
         await client.close()
         return response
     }
@@ -27,13 +30,16 @@ struct ProcessTests {
     @Test func keysRoundTripJSONLogsMetricsAndAGracefulStop() async throws {
         let database = try await TestDatabase.create()
         let environment = ["DATABASE_URL": database.url]
-        let created = try await RegistryProcess.run(["keys", "create", "--name", "ops", "--scope", "admin"], environment: environment)
+        let created = try await RegistryProcess.run(
+            ["keys", "create", "--name", "ops", "--scope", "admin"], environment: environment)
         #expect(created.code == 0)
         #expect(created.stdout.count == 1)
         let key = try #require(created.stdout.first)
         #expect(key.hasPrefix("drk_"))
-        #expect(try await RegistryProcess.run(
-            ["providers", "add", "ios", "--service", "apns", "--topic", "com.example.app"], environment: environment).code == 0)
+        #expect(
+            try await RegistryProcess.run(
+                ["providers", "add", "ios", "--service", "apns", "--topic", "com.example.app"], environment: environment
+            ).code == 0)
 
         let (server, port) = try await Self.serve(database.url)
         let client = try await HTTPTestClient.connect(port: port)
@@ -41,7 +47,8 @@ struct ProcessTests {
         var requestIDs: [String] = []
         for expected in [201, 200] {
             let response = try await client.request(
-                "POST", "/v1/devices", headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+                "POST", "/v1/devices",
+                headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
                 body: body)
             #expect(response.status == expected)
             requestIDs.append(response.header("X-Request-ID") ?? "")
@@ -71,7 +78,9 @@ struct ProcessTests {
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == lines.count, "every log line is one JSON object")
         for requestID in requestIDs {
-            #expect(objects.contains { $0["request_id"] as? String == requestID && $0["route"] as? String == "/v1/devices" })
+            #expect(
+                objects.contains { $0["request_id"] as? String == requestID && $0["route"] as? String == "/v1/devices" }
+            )
         }
         #expect(objects.contains { $0["key_id"] as? String == keyID })
         let everything = (server.stdout + server.stderr).joined(separator: "\n")
@@ -85,7 +94,8 @@ struct ProcessTests {
     ])
     func badConfigurationStopsTheStartWithOneClearLine(environment: [String: String], variable: String) async throws {
         let run = try await RegistryProcess.run(
-            ["serve"], environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/none", "PORT": "0"].merging(environment) { $1 },
+            ["serve"],
+            environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/none", "PORT": "0"].merging(environment) { $1 },
             timeout: .seconds(20))
         #expect(run.code != 0)
         let errors = run.stderr.filter { !$0.isEmpty }
@@ -130,7 +140,9 @@ enum PrometheusText {
     static func samples(_ text: String) -> [String: Double] {
         var samples: [String: Double] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
+            }
             samples[String(line[..<space])] = value
         }
         return samples

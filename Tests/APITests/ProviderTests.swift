@@ -1,15 +1,17 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("/v1/providers")
 struct ProviderTests {
     @Test func putCreatesThenUpdatesAndDeleteGuardsDevices() async throws {
         try await withTestServer { server in
-            let created = try await server.request("PUT", "/v1/providers/voip-app", json: ["service": "apns", "topic": "com.example.voip"])
+            let created = try await server.request(
+                "PUT", "/v1/providers/voip-app", json: ["service": "apns", "topic": "com.example.voip"])
             #expect(created.status == 201)
             #expect((created.object?["provider"] as? [String: Any])?["topic"] as? String == "com.example.voip")
-            let updated = try await server.request("PUT", "/v1/providers/voip-app", json: ["service": "apns", "topic": "com.example.other"])
+            let updated = try await server.request(
+                "PUT", "/v1/providers/voip-app", json: ["service": "apns", "topic": "com.example.other"])
             #expect(updated.status == 200)
             let listed = try await server.request("GET", "/v1/providers")
             #expect((listed.object?["providers"] as? [[String: Any]])?.count == 1)
@@ -27,14 +29,15 @@ struct ProviderTests {
         }
     }
 
-    @Test(arguments: [
-        (["service": "apns"], "topic"),
-        (["service": "apns", "topic": "not a bundle"], "topic"),
-        (["service": "fcm", "topic": "com.example.app"], "topic"),
-        (["service": "sms"], "service"),
-        (["service": "fcm", "projectid": "x"], "projectid"),
-        (["service": "fcm", "name": "other"], "name"),
-    ] as [([String: String], String)])
+    @Test(
+        arguments: [
+            (["service": "apns"], "topic"),
+            (["service": "apns", "topic": "not a bundle"], "topic"),
+            (["service": "fcm", "topic": "com.example.app"], "topic"),
+            (["service": "sms"], "service"),
+            (["service": "fcm", "projectid": "x"], "projectid"),
+            (["service": "fcm", "name": "other"], "name"),
+        ] as [([String: String], String)])
     func invalidProvidersNameTheField(body: [String: String], field: String) async throws {
         try await withTestServer { server in
             let response = try await server.request("PUT", "/v1/providers/good-name", json: body)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("POST /v1/devices")
 struct RegistrationTests {
@@ -21,7 +21,8 @@ struct RegistrationTests {
             #expect(againDevice["updated_at"] as? String == device["updated_at"] as? String)
             #expect(againDevice["last_seen_at"] as? String != device["last_seen_at"] as? String)
 
-            let updated = try await server.register(user: "alice", token: token, ["platform": "ios", "app_version": "2.0"])
+            let updated = try await server.register(
+                user: "alice", token: token, ["platform": "ios", "app_version": "2.0"])
             #expect(updated.status == 200)
             #expect(updated.object?["result"] as? String == "updated")
             #expect(try await server.deviceRows().count == 1)
@@ -43,10 +44,13 @@ struct RegistrationTests {
 
     @Test func rotatedTokenReplacesTheInstallationsOldOneInTheSameTransaction() async throws {
         try await withDeviceServer { server in
-            let old = Tokens.apns(3), new = Tokens.apns(4)
+            let old = Tokens.apns(3)
+            let new = Tokens.apns(4)
             #expect(try await server.register(user: "alice", token: old, ["device_id": "install-1"]).status == 201)
             let voip = Tokens.apns(5)
-            #expect(try await server.register(user: "alice", token: voip, type: "voip", ["device_id": "install-1"]).status == 201)
+            #expect(
+                try await server.register(user: "alice", token: voip, type: "voip", ["device_id": "install-1"]).status
+                    == 201)
             let rotated = try await server.register(user: "alice", token: new, ["device_id": "install-1"])
             #expect(rotated.status == 201)
             #expect(rotated.object?["replaced_token"] as? String == old)
@@ -59,7 +63,9 @@ struct RegistrationTests {
         var options = TestServer.Options()
         options.api.userDeviceCap = 3
         try await withDeviceServer(options) { server in
-            for seed in 10..<13 { #expect(try await server.register(user: "carol", token: Tokens.apns(seed)).status == 201) }
+            for seed in 10..<13 {
+                #expect(try await server.register(user: "carol", token: Tokens.apns(seed)).status == 201)
+            }
             // Seeing token 10 again makes 11 the least recently seen.
             #expect(try await server.register(user: "carol", token: Tokens.apns(10)).status == 200)
             let fourth = try await server.register(user: "carol", token: Tokens.apns(13))
@@ -82,17 +88,18 @@ struct RegistrationTests {
         }
     }
 
-    @Test(arguments: [
-        (["enviroment": "sandbox"], "enviroment"),
-        (["token": "{length=32,bytes=0x1234abcd...}"], "token"),
-        (["token": "abc"], "token"),
-        (["environment": "staging"], "environment"),
-        (["user_id": ""], "user_id"),
-        (["user_id": "bad\u{7}id"], "user_id"),
-        (["user_id": String(repeating: "é", count: 128)], "user_id"),
-        (["device_id": String(repeating: "x", count: 129)], "device_id"),
-        (["type": "gcm"], "type"),
-    ] as [([String: String], String)])
+    @Test(
+        arguments: [
+            (["enviroment": "sandbox"], "enviroment"),
+            (["token": "{length=32,bytes=0x1234abcd...}"], "token"),
+            (["token": "abc"], "token"),
+            (["environment": "staging"], "environment"),
+            (["user_id": ""], "user_id"),
+            (["user_id": "bad\u{7}id"], "user_id"),
+            (["user_id": String(repeating: "é", count: 128)], "user_id"),
+            (["device_id": String(repeating: "x", count: 129)], "device_id"),
+            (["type": "gcm"], "type"),
+        ] as [([String: String], String)])
     func invalidFieldsAreNamedAndChangeNothing(extra: [String: String], field: String) async throws {
         try await withDeviceServer { server in
             let response = try await server.register(user: "alice", token: Tokens.apns(7), extra)
@@ -104,7 +111,8 @@ struct RegistrationTests {
 
     @Test func nsDataDescriptionIsExplained() async throws {
         try await withDeviceServer { server in
-            let response = try await server.register(user: "alice", token: "{length=32,bytes=0xab12cd34ef56ab12...cd34ef56ab12cd34}")
+            let response = try await server.register(
+                user: "alice", token: "{length=32,bytes=0xab12cd34ef56ab12...cd34ef56ab12cd34}")
             #expect(response.status == 422)
             #expect(response.body.contains("NSData"))
         }
@@ -120,7 +128,8 @@ struct RegistrationTests {
             let created = try await server.register(user: "alice", token: upper, ["environment": "sandbox"])
             #expect(created.status == 201)
             #expect((created.object?["device"] as? [String: Any])?["token"] as? String == upper.lowercased())
-            let android = try await server.register(user: "alice", token: Tokens.fcm(2), provider: "android", type: "fcm")
+            let android = try await server.register(
+                user: "alice", token: Tokens.fcm(2), provider: "android", type: "fcm")
             #expect(android.status == 201)
             #expect((android.object?["device"] as? [String: Any])?["environment"] is NSNull)
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("/v1/users/{user_id}/devices and /v1/devices/{token}")
 struct UserDevicesTests {

@@ -7,7 +7,8 @@ import Testing
     @Test func encodesSnakeCaseWithRFC3339Dates() throws {
         let seen = Date(timeIntervalSince1970: 1_795_317_840.5)
         let device = Device(
-            userID: try UserID("u1"), provider: try ProviderName("ios"), token: try PushToken(type: .voip, raw: Fixtures.voipToken),
+            userID: try UserID("u1"), provider: try ProviderName("ios"),
+            token: try PushToken(type: .voip, raw: Fixtures.voipToken),
             environment: .sandbox, deviceID: nil, platform: try Platform("ios"), appVersion: nil, locale: nil,
             createdAt: Date(timeIntervalSince1970: 0), updatedAt: seen, lastSeenAt: seen)
         let encoder = JSONEncoder()
@@ -22,10 +23,11 @@ import Testing
         #expect(json["last_seen_at"] as? String == "2026-11-22T03:24:00.500000Z")
         #expect(json["device_id"] is NSNull)
         #expect(json["disabled_at"] is NSNull)
-        #expect(Set(json.keys) == [
-            "user_id", "provider", "type", "token", "environment", "device_id", "platform", "app_version", "locale",
-            "created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at",
-        ])
+        #expect(
+            Set(json.keys) == [
+                "user_id", "provider", "type", "token", "environment", "device_id", "platform", "app_version", "locale",
+                "created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at",
+            ])
     }
 
     @Test func resultsAndErrorsHaveStableNames() {
@@ -33,6 +35,8 @@ import Testing
         #expect(FeedbackAction.keptNewer.rawValue == "kept_newer")
         #expect(RegistryError.notFound("device").code == "not_found")
         #expect(RegistryError.unknownProvider(field: "provider", name: "x").fieldErrors.map(\.field) == ["provider"])
-        #expect(RegistryError(ValidationErrors([ValidationError(field: "a", message: "b")])) == .validation([ValidationError(field: "a", message: "b")]))
+        #expect(
+            RegistryError(ValidationErrors([ValidationError(field: "a", message: "b")]))
+                == .validation([ValidationError(field: "a", message: "b")]))
     }
 }

@@ -54,13 +54,19 @@ import Testing
         #expect(registration.environment == nil)
         #expect(registration.token.type == .fcm)
         #expect(
-            try errors(#"{"user_id": "u", "provider": "android", "type": "fcm", "token": "abc", "environment": "production"}"#)
-                == [ValidationError(field: "environment", message: "must be omitted for fcm tokens; it only applies to apns and voip")])
+            try errors(
+                #"{"user_id": "u", "provider": "android", "type": "fcm", "token": "abc", "environment": "production"}"#)
+                == [
+                    ValidationError(
+                        field: "environment",
+                        message: "must be omitted for fcm tokens; it only applies to apns and voip")
+                ])
     }
 
     @Test func missingRequiredFieldsAreAllReported() throws {
         #expect(
-            try errors("{}") == ["user_id", "provider", "type", "token"].map { ValidationError(field: $0, message: "is required") })
+            try errors("{}")
+                == ["user_id", "provider", "type", "token"].map { ValidationError(field: $0, message: "is required") })
     }
 
     @Test func nullForARequiredFieldIsMissing() throws {
@@ -89,7 +95,10 @@ import Testing
         ("Token", "unknown field; did you mean \"token\"?"),
         ("app-version", "unknown field; did you mean \"app_version\"?"),
         ("devcie_id", "unknown field; did you mean \"device_id\"?"),
-        ("colour", "unknown field; expected one of: user_id, provider, type, token, environment, device_id, platform, app_version, locale"),
+        (
+            "colour",
+            "unknown field; expected one of: user_id, provider, type, token, environment, device_id, platform, app_version, locale"
+        ),
     ])
     func unknownFieldsSuggestTheClosestName(key: String, message: String) throws {
         let found = try errors(#"{"user_id": "u", "provider": "p", "type": "fcm", "token": "t", "\#(key)": "x"}"#)
@@ -99,12 +108,20 @@ import Testing
     @Test(arguments: [("[]", "an array"), ("\"x\"", "a string"), ("null", "null"), ("true", "a boolean")])
     func bodyMustBeAnObject(json: String, typeName: String) throws {
         let found = try errors(json)
-        #expect(found.first == ValidationError(field: "", message: "the request body must be a JSON object, not \(typeName)"))
+        #expect(
+            found.first
+                == ValidationError(field: "", message: "the request body must be a JSON object, not \(typeName)"))
     }
 
     @Test func jsonValueDecodesEveryKind() throws {
         let value = try body(#"{"a": [1, 2.5, true, false, null, "s", {}]}"#)
-        #expect(value == .object(["a": .array([.number(1), .number(2.5), .bool(true), .bool(false), .null, .string("s"), .object([:])])]))
+        #expect(
+            value
+                == .object([
+                    "a": .array([
+                        .number(1), .number(2.5), .bool(true), .bool(false), .null, .string("s"), .object([:]),
+                    ])
+                ]))
         let roundTripped = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
         #expect(roundTripped == value)
     }
@@ -115,6 +132,8 @@ import Testing
             try DeviceRegistration(userID: UserID("u"), provider: ProviderName("a"), token: fcm, environment: .sandbox)
         }
         let apns = try PushToken(type: .apns, raw: Fixtures.remoteToken)
-        #expect(try DeviceRegistration(userID: UserID("u"), provider: ProviderName("a"), token: apns).environment == .production)
+        #expect(
+            try DeviceRegistration(userID: UserID("u"), provider: ProviderName("a"), token: apns).environment
+                == .production)
     }
 }

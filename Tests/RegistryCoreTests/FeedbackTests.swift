@@ -54,7 +54,10 @@ import Testing
         #expect(duration.duration == .seconds(seconds))
     }
 
-    @Test(arguments: ["", "270", "d", "0d", "0s", "-1d", "1.5d", "1w", "270D", "1h1d", "1d1d", " 1d", "1d ", "99999999999999999999d", "999999999999999d"])
+    @Test(arguments: [
+        "", "270", "d", "0d", "0s", "-1d", "1.5d", "1w", "270D", "1h1d", "1d1d", " 1d", "1d ", "99999999999999999999d",
+        "999999999999999d",
+    ])
     func durationsReject(raw: String) {
         #expect(
             throws: ValidationError(

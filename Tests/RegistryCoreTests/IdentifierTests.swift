@@ -4,12 +4,17 @@ import Testing
 @testable import RegistryCore
 
 @Suite struct IdentifierTests {
-    @Test(arguments: ["u", "user_01h2xcejqtf2nbrexx3vqjhp42", "alice@example.com", "Zoë 🎉", String(repeating: "a", count: 255)])
+    @Test(arguments: [
+        "u", "user_01h2xcejqtf2nbrexx3vqjhp42", "alice@example.com", "Zoë 🎉", String(repeating: "a", count: 255),
+    ])
     func userIDAccepts(raw: String) throws {
         #expect(try UserID(raw).value == raw)
     }
 
-    @Test(arguments: ["", String(repeating: "a", count: 256), String(repeating: "é", count: 128), "a\u{0}b", "tab\there", "del\u{7F}", "c1\u{85}", "   ", "\u{3000}"])
+    @Test(arguments: [
+        "", String(repeating: "a", count: 256), String(repeating: "é", count: 128), "a\u{0}b", "tab\there", "del\u{7F}",
+        "c1\u{85}", "   ", "\u{3000}",
+    ])
     func userIDRejects(raw: String) {
         #expect(throws: ValidationError.self) { try UserID(raw) }
         do { _ = try UserID(raw) } catch { #expect(error.field == "user_id") }
@@ -25,13 +30,17 @@ import Testing
         #expect(try ProviderName(raw).value == raw)
     }
 
-    @Test(arguments: ["", "-ios", ".ios", "_x", "iOS", "ios prod", "ios/prod", "ïos", String(repeating: "a", count: 64)])
+    @Test(arguments: [
+        "", "-ios", ".ios", "_x", "iOS", "ios prod", "ios/prod", "ïos", String(repeating: "a", count: 64),
+    ])
     func providerNameRejects(raw: String) {
         #expect(throws: ValidationError(field: "provider", message: Self.providerMessage)) { try ProviderName(raw) }
     }
 
     @Test func providerNameReportsTheGivenField() {
-        #expect(throws: ValidationError(field: "name", message: Self.providerMessage)) { try ProviderName("Bad", field: "name") }
+        #expect(throws: ValidationError(field: "name", message: Self.providerMessage)) {
+            try ProviderName("Bad", field: "name")
+        }
     }
 
     static let providerMessage =
@@ -44,8 +53,12 @@ import Testing
         #expect(try TokenType("fcm").service == .fcm)
         #expect(try PushService("fcm") == .fcm)
         #expect(try APNsEnvironment("sandbox") == .sandbox)
-        #expect(throws: ValidationError(field: "type", message: "must be one of: apns, voip, fcm")) { try TokenType("APNS") }
-        #expect(throws: ValidationError(field: "service", message: "must be one of: apns, fcm")) { try PushService("gcm") }
+        #expect(throws: ValidationError(field: "type", message: "must be one of: apns, voip, fcm")) {
+            try TokenType("APNS")
+        }
+        #expect(throws: ValidationError(field: "service", message: "must be one of: apns, fcm")) {
+            try PushService("gcm")
+        }
         #expect(throws: ValidationError(field: "environment", message: "must be one of: production, sandbox")) {
             try APNsEnvironment("development")
         }
@@ -54,14 +67,20 @@ import Testing
     @Test func optionalLabels() throws {
         #expect(try DeviceID("urn:uuid:6b2d1c2e-3f4a-4b5c-8d9e-0f1a2b3c4d5e").value.hasPrefix("urn:uuid"))
         #expect(throws: ValidationError.self) { try DeviceID(String(repeating: "x", count: 129)) }
-        #expect(throws: ValidationError(field: "device_id", message: "must not contain control characters")) { try DeviceID("a\nb") }
+        #expect(throws: ValidationError(field: "device_id", message: "must not contain control characters")) {
+            try DeviceID("a\nb")
+        }
         #expect(try Platform("ios").value == "ios")
         #expect(throws: ValidationError(field: "platform", message: "must be 1–32 characters long")) {
             try Platform(String(repeating: "x", count: 33))
         }
         #expect(try AppVersion("6.2.1 (1234)").value == "6.2.1 (1234)")
-        #expect(throws: ValidationError(field: "app_version", message: "must be 1–64 characters long")) { try AppVersion("") }
-        #expect(throws: ValidationError(field: "app_version", message: "must not be only whitespace")) { try AppVersion("  ") }
+        #expect(throws: ValidationError(field: "app_version", message: "must be 1–64 characters long")) {
+            try AppVersion("")
+        }
+        #expect(throws: ValidationError(field: "app_version", message: "must not be only whitespace")) {
+            try AppVersion("  ")
+        }
     }
 
     @Test(arguments: ["en", "pt-BR", "en_US", "zh-Hant-TW", "sr_Latn_RS"])
@@ -78,7 +97,9 @@ import Testing
         let encoded = try JSONEncoder().encode([try ProviderName("ios")])
         #expect(String(decoding: encoded, as: UTF8.self) == #"["ios"]"#)
         #expect(try JSONDecoder().decode([ProviderName].self, from: encoded) == [try ProviderName("ios")])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([ProviderName].self, from: Data(#"["IOS"]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([ProviderName].self, from: Data(#"["IOS"]"#.utf8))
+        }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([UserID].self, from: Data(#"[""]"#.utf8)) }
     }
 

@@ -28,7 +28,9 @@ import Testing
         "0x" + String(repeating: "ab", count: 31),
     ])
     func apnsTokenRejects(raw: String) {
-        #expect(throws: ValidationError(field: "token", message: Self.hexMessage)) { try PushToken(type: .voip, raw: raw) }
+        #expect(throws: ValidationError(field: "token", message: Self.hexMessage)) {
+            try PushToken(type: .voip, raw: raw)
+        }
     }
 
     @Test func nsDataDescriptionIsExplained() throws {
@@ -64,6 +66,7 @@ import Testing
     }
 
     @Test func tokensOfDifferentTypesDiffer() throws {
-        #expect(try PushToken(type: .apns, raw: Fixtures.remoteToken) != PushToken(type: .voip, raw: Fixtures.remoteToken))
+        #expect(
+            try PushToken(type: .apns, raw: Fixtures.remoteToken) != PushToken(type: .voip, raw: Fixtures.remoteToken))
     }
 }

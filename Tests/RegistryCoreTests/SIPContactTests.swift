@@ -23,14 +23,18 @@ private let V = Fixtures.voipToken
 private let F = Fixtures.fcmToken
 private let instance = "urn:uuid:6b2d1c2e-3f4a-4b5c-8d9e-0f1a2b3c4d5e"
 
-private func apns(_ tokens: [(TokenType, String)], _ environment: APNsEnvironment = .production, device: String? = nil) -> PushContact {
+private func apns(_ tokens: [(TokenType, String)], _ environment: APNsEnvironment = .production, device: String? = nil)
+    -> PushContact
+{
     PushContact(
         service: .apns, environment: environment, bundleID: "com.example.app", teamID: "ABCD1234",
         tokens: tokens.map { try! PushToken(type: $0.0, raw: $0.1) }, deviceID: device.map { try! DeviceID($0) })
 }
 
 private func fcm(_ project: String?, device: String? = nil) -> PushContact {
-    PushContact(service: .fcm, projectID: project, tokens: [try! PushToken(type: .fcm, raw: F)], deviceID: device.map { try! DeviceID($0) })
+    PushContact(
+        service: .fcm, projectID: project, tokens: [try! PushToken(type: .fcm, raw: F)],
+        deviceID: device.map { try! DeviceID($0) })
 }
 
 @Suite struct SIPContactTests {
@@ -50,7 +54,8 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             expected: apns([(.apns, R)])),
         SIPCase(
             name: "remote only, labelled",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote;pn-param=ABCD1234.com.example.app.remote>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote;pn-param=ABCD1234.com.example.app.remote>",
             expected: apns([(.apns, R)])),
         SIPCase(
             name: "voip only, bare token, .voip suffix",
@@ -62,7 +67,8 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             expected: apns([(.voip, V)])),
         SIPCase(
             name: "apns.dev is the sandbox",
-            contact: "<sip:alice@example.com;pn-provider=apns.dev;pn-prid=\(R):remote&\(V):voip;pn-param=ABCD1234.com.example.app.remote&voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns.dev;pn-prid=\(R):remote&\(V):voip;pn-param=ABCD1234.com.example.app.remote&voip>",
             expected: apns([(.apns, R), (.voip, V)], .sandbox)),
         SIPCase(
             name: "fcm, bare URI without brackets",
@@ -78,23 +84,28 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             expected: fcm(nil)),
         SIPCase(
             name: "parameters and tokens in any order",
-            contact: "<sip:alice@example.com;pn-param=ABCD1234.com.example.app.remote&voip;pn-prid=\(V):voip&\(R):remote;transport=tcp;pn-provider=apns>",
+            contact:
+                "<sip:alice@example.com;pn-param=ABCD1234.com.example.app.remote&voip;pn-prid=\(V):voip&\(R):remote;transport=tcp;pn-provider=apns>",
             expected: apns([(.apns, R), (.voip, V)])),
         SIPCase(
             name: "suffix words in either order (.voip&remote)",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&\(V):voip;pn-param=ABCD1234.com.example.app.voip&remote>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&\(V):voip;pn-param=ABCD1234.com.example.app.voip&remote>",
             expected: apns([(.apns, R), (.voip, V)])),
         SIPCase(
             name: "URI-escaped ':' and '&'",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)%3Aremote%26\(V)%3avoip;pn-param=ABCD1234.com.example.app.remote%26voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)%3Aremote%26\(V)%3avoip;pn-param=ABCD1234.com.example.app.remote%26voip>",
             expected: apns([(.apns, R), (.voip, V)])),
         SIPCase(
             name: "bare display name, sips, uppercase provider",
-            contact: "Alice Smith <sips:alice@example.com;pn-provider=APNS.dev;pn-prid=\(R);pn-param=ABCD1234.com.example.app>",
+            contact:
+                "Alice Smith <sips:alice@example.com;pn-provider=APNS.dev;pn-prid=\(R);pn-param=ABCD1234.com.example.app>",
             expected: apns([(.apns, R)], .sandbox)),
         SIPCase(
             name: "Contact: header name and uppercase parameter names",
-            contact: "Contact: <sip:alice@example.com;PN-Provider=apns;PN-PRID=\(R.uppercased());Pn-Param=ABCD1234.com.example.app>",
+            contact:
+                "Contact: <sip:alice@example.com;PN-Provider=apns;PN-PRID=\(R.uppercased());Pn-Param=ABCD1234.com.example.app>",
             expected: apns([(.apns, R)])),
         SIPCase(
             name: "user part with its own ';' parameters",
@@ -106,7 +117,8 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             expected: fcm(nil, device: instance)),
         SIPCase(
             name: "display name with quotes, brackets and semicolons",
-            contact: #""Weird <name>; \"x\"" <sip:alice@example.com;pn-provider=fcm;pn-prid=\#(F)>;+sip.instance="<\#(instance)>""#,
+            contact:
+                #""Weird <name>; \"x\"" <sip:alice@example.com;pn-provider=fcm;pn-prid=\#(F)>;+sip.instance="<\#(instance)>""#,
             expected: fcm(nil, device: instance)),
         SIPCase(
             name: "URI headers after '?' are not parameters",
@@ -114,7 +126,8 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             expected: fcm(nil)),
         SIPCase(
             name: "an unusable +sip.instance is ignored",
-            contact: #"<sip:alice@example.com;pn-provider=fcm;pn-prid=\#(F)>;+sip.instance="<\#(String(repeating: "x", count: 200))>""#,
+            contact:
+                #"<sip:alice@example.com;pn-provider=fcm;pn-prid=\#(F)>;+sip.instance="<\#(String(repeating: "x", count: 200))>""#,
             expected: fcm(nil)),
     ]
 
@@ -143,7 +156,8 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             name: "unknown pn-provider", contact: "<sip:alice@example.com;pn-provider=huawei;pn-prid=abc>",
             messages: [#"pn-provider "huawei" is not supported; expected apns, apns.dev or fcm"#]),
         SIPFailure(
-            name: "pn-prid missing", contact: "<sip:alice@example.com;pn-provider=apns;pn-param=ABCD1234.com.example.app>",
+            name: "pn-prid missing",
+            contact: "<sip:alice@example.com;pn-provider=apns;pn-param=ABCD1234.com.example.app>",
             messages: ["pn-prid is required"]),
         SIPFailure(
             name: "pn-prid empty", contact: "<sip:alice@example.com;pn-provider=fcm;pn-prid=>",
@@ -152,15 +166,18 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             name: "pn-param missing for apns", contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)>",
             messages: ["pn-param is required for apns"]),
         SIPFailure(
-            name: "pn-param without a bundle id", contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=com.voip>",
+            name: "pn-param without a bundle id",
+            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=com.voip>",
             messages: [#"pn-param "com.voip" must be <TeamID>.<BundleID>"#]),
         SIPFailure(
             name: "pn-param with an unknown suffix",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=ABCD1234.com.example.app.remote&alert>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=ABCD1234.com.example.app.remote&alert>",
             messages: ["must be <TeamID>.<BundleID>"]),
         SIPFailure(
             name: "three tokens",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&\(V):voip&\(V):voip;pn-param=ABCD1234.com.example.app>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&\(V):voip&\(V):voip;pn-param=ABCD1234.com.example.app>",
             messages: ["pn-prid has 3 tokens"]),
         SIPFailure(
             name: "unknown token label",
@@ -168,23 +185,28 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             messages: [#"unknown token label ":alert""#]),
         SIPFailure(
             name: "two unlabelled tokens",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)&\(V);pn-param=ABCD1234.com.example.app.remote&voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R)&\(V);pn-param=ABCD1234.com.example.app.remote&voip>",
             messages: ["must label each of two tokens"]),
         SIPFailure(
             name: "two voip tokens",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):voip&\(V):voip;pn-param=ABCD1234.com.example.app>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):voip&\(V):voip;pn-param=ABCD1234.com.example.app>",
             messages: ["two :voip tokens"]),
         SIPFailure(
             name: ".remote&voip but one bare token",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=ABCD1234.com.example.app.remote&voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R);pn-param=ABCD1234.com.example.app.remote&voip>",
             messages: ["pn-param asks for remote and voip tokens (.remote&voip) but pn-prid has only one"]),
         SIPFailure(
             name: ".remote&voip but only a voip token",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(V):voip;pn-param=ABCD1234.com.example.app.remote&voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(V):voip;pn-param=ABCD1234.com.example.app.remote&voip>",
             messages: ["pn-prid has a voip token only but pn-param asks for remote and voip tokens"]),
         SIPFailure(
             name: ".voip suffix but a remote token",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote;pn-param=ABCD1234.com.example.app.voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote;pn-param=ABCD1234.com.example.app.voip>",
             messages: ["pn-prid has a remote token only but pn-param asks for a voip token only"]),
         SIPFailure(
             name: "token not hex",
@@ -192,11 +214,13 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
             messages: ["pn-prid: the remote token must be 32–1024 hexadecimal characters with an even length"]),
         SIPFailure(
             name: "voip token too short",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&abcd:voip;pn-param=ABCD1234.com.example.app.remote&voip>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid=\(R):remote&abcd:voip;pn-param=ABCD1234.com.example.app.remote&voip>",
             messages: ["pn-prid: the PushKit (voip) token must be 32–1024 hexadecimal"]),
         SIPFailure(
             name: "NSData description as token",
-            contact: "<sip:alice@example.com;pn-provider=apns;pn-prid={length=32,bytes=0x740f4707...};pn-param=ABCD1234.com.example.app>",
+            contact:
+                "<sip:alice@example.com;pn-provider=apns;pn-prid={length=32,bytes=0x740f4707...};pn-param=ABCD1234.com.example.app>",
             messages: ["NSData.description"]),
         SIPFailure(
             name: "bad FCM token", contact: "<sip:bob@host;pn-provider=fcm;pn-prid=abc/def>",

@@ -35,7 +35,9 @@ import Testing
 
     @Test func hmacOfEmptyKeyAndData() {
         // Well-known value of HMAC-SHA256("", "").
-        #expect(Hex.encode(HMAC.sha256(key: [], data: [])) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        #expect(
+            Hex.encode(HMAC.sha256(key: [], data: []))
+                == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     @Test func constantTimeEquals() {

@@ -1,9 +1,9 @@
 import Foundation
 import Postgres
-import Synchronization
 import RegistryCore
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 @testable import Store
 
@@ -19,7 +19,8 @@ struct GroupCommitTests {
         let tokens = try (0..<4).map { try PushToken(type: .apns, raw: String(format: "%064x", $0 + 1)) }
         let provider = try ProviderName("ios")
         return try (0..<count).map { _ in
-            let user = users[Int(generator.next() % 3)], token = tokens[Int(generator.next() % 4)]
+            let user = users[Int(generator.next() % 3)]
+            let token = tokens[Int(generator.next() % 4)]
             if generator.next() % 4 == 0 {
                 return .unregister(user: user, token: token.value, provider: nil)
             }
@@ -69,7 +70,8 @@ struct GroupCommitTests {
         let (serialOutcomes, serialTable) = try await Self.withPool { pool in
             var outcomes: [String] = []
             for operation in operations {
-                outcomes.append(Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
+                outcomes.append(
+                    Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
             }
             return (outcomes, try await Self.table(pool))
         }
@@ -114,7 +116,9 @@ struct Gate: Sendable {
         var configuration = PostgresConfiguration(url: pool.configuration.url)
         configuration.poolSize = 1
         let gatePool = PostgresPool(configuration: configuration, logger: TestSupport.logger("gate"))
-        _ = try await gatePool.withConnection { try $0.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]) }
+        _ = try await gatePool.withConnection {
+            try $0.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key])
+        }
         return Gate(pool: gatePool, key: key)
     }
 

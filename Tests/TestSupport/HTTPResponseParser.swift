@@ -45,7 +45,8 @@ enum ResponseParser {
         var index = start
         while true {
             guard let lineEnd = find([13, 10], in: bytes, from: index) else { return .incomplete }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self)
+            let sizeText =
+                String(decoding: bytes[index..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first.map(String.init) ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
                 throw HTTPTestClientError.malformedResponse("chunk size \(sizeText)")

@@ -82,7 +82,8 @@ public final class HTTPTestClient: Sendable {
             // A small receive buffer keeps what the kernel absorbs for a non-reading client small.
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: 16 * 1024)
         }
-        let channel = try await bootstrap
+        let channel =
+            try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(InboxHandler(inbox: inbox))

@@ -19,7 +19,8 @@ public final class RegistryProcess: Sendable {
         process.executableURL = Self.executable
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()].merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         capture(out, into: .stdout)
@@ -85,7 +86,10 @@ public final class RegistryProcess: Sendable {
 /// Output lines of a child process, appended from the pipes' reader threads.
 private final class CapturedOutput: Sendable {
     enum Stream { case stdout, stderr }
-    private struct Buffers { var lines: [Stream: [String]] = [:]; var partial: [Stream: String] = [:] }
+    private struct Buffers {
+        var lines: [Stream: [String]] = [:]
+        var partial: [Stream: String] = [:]
+    }
     private let buffers = Mutex(Buffers())
 
     func append(_ data: Data, to stream: Stream) {

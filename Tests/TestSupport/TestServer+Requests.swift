@@ -19,7 +19,8 @@ extension TestServer {
         case .bearer(let secret): allHeaders.append(("Authorization", "Bearer \(secret)"))
         case .header(let value): allHeaders.append(("Authorization", value))
         }
-        let payload = try json.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? body
+        let payload =
+            try json.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? body
         if payload != nil { allHeaders.append(("Content-Type", contentType ?? "application/json")) }
         let client = try await client()
         do {

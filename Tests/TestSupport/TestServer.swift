@@ -52,7 +52,8 @@ public final class TestServer: Sendable {
         if options.databaseURL != nil { try await migrator.migrate(pool) }
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
-        let registry = RegistryAPI(pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
+        let registry = RegistryAPI(
+            pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
         let serving = Task {
             try await withThrowingDiscardingTaskGroup { group in
@@ -64,7 +65,8 @@ public final class TestServer: Sendable {
 
         let secret = try APIKeySecret.generate()
         _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
-        return TestServer(database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
+        return TestServer(
+            database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
     }
 
     public func stop() async {
@@ -86,7 +88,9 @@ public final class TestServer: Sendable {
     }
 
     /// Adds a provider directly in the database.
-    public func addProvider(_ name: String, service: PushService, topic: String? = nil, projectID: String? = nil) async throws {
+    public func addProvider(_ name: String, service: PushService, topic: String? = nil, projectID: String? = nil)
+        async throws
+    {
         _ = try await ProviderStore(pool: pool).put(
             try Provider(name: try ProviderName(name), service: service, topic: topic, projectID: projectID))
     }

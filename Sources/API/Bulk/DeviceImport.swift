@@ -43,7 +43,10 @@ struct DeviceImport: Sendable {
 
     private static func parse(_ line: LineSplitter.Line) -> (line: Int, item: Result<DeviceRegistration, Problem>) {
         guard !line.tooLong else {
-            return (line.number, .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes")))
+            return (
+                line.number,
+                .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes"))
+            )
         }
         do {
             let record = try RequestReading.json(Data(line.bytes))
@@ -59,14 +62,18 @@ struct DeviceImport: Sendable {
 
     /// What an export line carries besides the registration: set by the server, so accepted and
     /// ignored here (an imported device counts as seen at import time). An export imports as is.
-    static let serverFields: Set<String> = ["created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at"]
+    static let serverFields: Set<String> = [
+        "created_at", "updated_at", "last_seen_at", "disabled_reason", "disabled_at",
+    ]
 
     private static func droppingServerFields(_ record: JSONValue) -> JSONValue {
         guard case .object(let fields) = record else { return record }
         return .object(fields.filter { !serverFields.contains($0.key) })
     }
 
-    private func flush(_ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile) async throws {
+    private func flush(
+        _ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile
+    ) async throws {
         let valid = window.compactMap { try? $0.item.get() }
         var outcomes = try await devices.importBatch(valid).makeIterator()
         var lines: [ResultLine] = []
@@ -78,7 +85,9 @@ struct DeviceImport: Sendable {
                 switch outcomes.next()! {
                 case .success(let result):
                     events.registered(result, provider: registration.provider, type: registration.type)
-                    lines.append(ResultLine(line: number, status: result == .created ? 201 : 200, result: result.rawValue, error: nil))
+                    lines.append(
+                        ResultLine(
+                            line: number, status: result == .created ? 201 : 200, result: result.rawValue, error: nil))
                 case .failure(let error):
                     let problem = ProblemMapping.problem(for: error, logger: logger)
                     lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))

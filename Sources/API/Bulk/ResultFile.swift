@@ -23,14 +23,15 @@ final class ResultFile: Sendable {
     /// The results from the start, 64 KiB at a time; the file is gone when the stream ends.
     func stream() throws -> AsyncStream<ByteBuffer> {
         try handle.withLock { handle in try handle?.seek(toOffset: 0) }
-        return AsyncStream(unfolding: { [self] in
-            let chunk = handle.withLock { handle in try? handle?.read(upToCount: 64 * 1024) }
-            guard let chunk, !chunk.isEmpty else {
-                discard()
-                return nil
-            }
-            return ByteBuffer(bytes: chunk)
-        }, onCancel: { [self] in discard() })
+        return AsyncStream(
+            unfolding: { [self] in
+                let chunk = handle.withLock { handle in try? handle?.read(upToCount: 64 * 1024) }
+                guard let chunk, !chunk.isEmpty else {
+                    discard()
+                    return nil
+                }
+                return ByteBuffer(bytes: chunk)
+            }, onCancel: { [self] in discard() })
     }
 
     func discard() {

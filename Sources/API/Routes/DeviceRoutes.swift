@@ -5,32 +5,40 @@ import Store
 /// `/v1/devices…`: register, look up and delete by token, and the listing across users.
 extension APIContext {
     func addDeviceRoutes(to router: inout Router) {
-        router.add(.POST, "/v1/devices", body: .json, handler: guarded(.devicesWrite) { request, _ in
-            _ = try RequestReading.query(request, allowed: [])
-            let registration = try DeviceRegistration.parse(try RequestReading.json(request))
-            let outcome = try await devices.register(registration)
-            events.registered(outcome)
-            return .json(
-                encoded: DeviceJSON.registrationBody(outcome), status: outcome.result == .created ? .created : .ok)
-        })
+        router.add(
+            .POST, "/v1/devices", body: .json,
+            handler: guarded(.devicesWrite) { request, _ in
+                _ = try RequestReading.query(request, allowed: [])
+                let registration = try DeviceRegistration.parse(try RequestReading.json(request))
+                let outcome = try await devices.register(registration)
+                events.registered(outcome)
+                return .json(
+                    encoded: DeviceJSON.registrationBody(outcome), status: outcome.result == .created ? .created : .ok)
+            })
 
-        router.add(.GET, "/v1/devices", handler: guarded(.devicesRead) { request, _ in
-            let filter = try ListFilter.parse(try RequestReading.query(request, allowed: ListFilter.parameters))
-            let page = try await devices.list(filter)
-            return .json(DevicePageBody(devices: page.devices, next_cursor: page.nextCursor?.encoded))
-        })
+        router.add(
+            .GET, "/v1/devices",
+            handler: guarded(.devicesRead) { request, _ in
+                let filter = try ListFilter.parse(try RequestReading.query(request, allowed: ListFilter.parameters))
+                let page = try await devices.list(filter)
+                return .json(DevicePageBody(devices: page.devices, next_cursor: page.nextCursor?.encoded))
+            })
 
-        router.add(.GET, "/v1/devices/{token}", handler: guarded(.devicesRead) { request, _ in
-            let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
-            let device = try await devices.device(token: request.pathParameters["token"] ?? "", provider: provider)
-            return .json(DeviceBody(device: device))
-        })
+        router.add(
+            .GET, "/v1/devices/{token}",
+            handler: guarded(.devicesRead) { request, _ in
+                let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
+                let device = try await devices.device(token: request.pathParameters["token"] ?? "", provider: provider)
+                return .json(DeviceBody(device: device))
+            })
 
-        router.add(.DELETE, "/v1/devices/{token}", handler: guarded(.devicesWrite) { request, _ in
-            let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
-            let deleted = try await devices.delete(token: request.pathParameters["token"] ?? "", provider: provider)
-            events.unregistered(deleted ? 1 : 0)
-            return .empty(.noContent)
-        })
+        router.add(
+            .DELETE, "/v1/devices/{token}",
+            handler: guarded(.devicesWrite) { request, _ in
+                let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
+                let deleted = try await devices.delete(token: request.pathParameters["token"] ?? "", provider: provider)
+                events.unregistered(deleted ? 1 : 0)
+                return .empty(.noContent)
+            })
     }
 }

@@ -36,6 +36,7 @@ struct OperationalRoutes: Sendable {
 
     private func text(_ text: String, contentType: String) -> HTTPResponse {
         HTTPResponse(
-            status: .ok, headers: ["Content-Type": contentType], body: .bytes(ByteBuffer(string: text)), logMetadata: [:])
+            status: .ok, headers: ["Content-Type": contentType], body: .bytes(ByteBuffer(string: text)),
+            logMetadata: [:])
     }
 }

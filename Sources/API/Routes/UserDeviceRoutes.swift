@@ -5,33 +5,39 @@ import Store
 /// `/v1/users/{user_id}/devices…`: what a call platform asks before ringing, and logout hooks.
 extension APIContext {
     func addUserDeviceRoutes(to router: inout Router) {
-        router.add(.GET, "/v1/users/{user_id}/devices", handler: guarded(.devicesRead) { request, _ in
-            let user = try RequestReading.userID(request)
-            let query = try RequestReading.query(request, allowed: ["type", "provider", "include_disabled"])
-            let type = try query["type"].map { raw throws(ValidationError) in try TokenType(raw) }
-            let list = try await devices.devices(
-                of: user, type: type, provider: try RequestReading.provider(query),
-                includeDisabled: try RequestReading.flag(query, "include_disabled"))
-            return .json(encoded: DeviceJSON.devicesBody(list))
-        })
+        router.add(
+            .GET, "/v1/users/{user_id}/devices",
+            handler: guarded(.devicesRead) { request, _ in
+                let user = try RequestReading.userID(request)
+                let query = try RequestReading.query(request, allowed: ["type", "provider", "include_disabled"])
+                let type = try query["type"].map { raw throws(ValidationError) in try TokenType(raw) }
+                let list = try await devices.devices(
+                    of: user, type: type, provider: try RequestReading.provider(query),
+                    includeDisabled: try RequestReading.flag(query, "include_disabled"))
+                return .json(encoded: DeviceJSON.devicesBody(list))
+            })
 
-        router.add(.DELETE, "/v1/users/{user_id}/devices", handler: guarded(.devicesWrite) { request, _ in
-            let user = try RequestReading.userID(request)
-            _ = try RequestReading.query(request, allowed: [])
-            let deleted = try await devices.unregisterAll(user: user)
-            events.unregistered(deleted)
-            return .json(DeletedBody(deleted: deleted))
-        })
+        router.add(
+            .DELETE, "/v1/users/{user_id}/devices",
+            handler: guarded(.devicesWrite) { request, _ in
+                let user = try RequestReading.userID(request)
+                _ = try RequestReading.query(request, allowed: [])
+                let deleted = try await devices.unregisterAll(user: user)
+                events.unregistered(deleted)
+                return .json(DeletedBody(deleted: deleted))
+            })
 
         // Always 204: whether the token was this user's, or has meanwhile moved to someone else
         // and was left alone, the caller's logout is done either way.
-        router.add(.DELETE, "/v1/users/{user_id}/devices/{token}", handler: guarded(.devicesWrite) { request, _ in
-            let user = try RequestReading.userID(request)
-            let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
-            let deleted = try await devices.unregister(
-                user: user, token: request.pathParameters["token"] ?? "", provider: provider)
-            events.unregistered(deleted ? 1 : 0)
-            return .empty(.noContent)
-        })
+        router.add(
+            .DELETE, "/v1/users/{user_id}/devices/{token}",
+            handler: guarded(.devicesWrite) { request, _ in
+                let user = try RequestReading.userID(request)
+                let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
+                let deleted = try await devices.unregister(
+                    user: user, token: request.pathParameters["token"] ?? "", provider: provider)
+                events.unregistered(deleted ? 1 : 0)
+                return .empty(.noContent)
+            })
     }
 }
