@@ -44,9 +44,10 @@ struct ListingTests {
 
     @Test func filtersAndBadCursors() async throws {
         try await withDeviceServer { server in
-            _ = try await server.register(user: "ivy", token: Tokens.apns(1), ["environment": "sandbox"])
-            _ = try await server.register(user: "ivy", token: Tokens.fcm(2), provider: "android", type: "fcm")
-            _ = try await server.register(user: "jon", token: Tokens.apns(3))
+            #expect(try await server.register(user: "ivy", token: Tokens.apns(1), ["environment": "sandbox"]).status == 201)
+            #expect(
+                try await server.register(user: "ivy", token: Tokens.fcm(2), provider: "android", type: "fcm").status == 201)
+            #expect(try await server.register(user: "jon", token: Tokens.apns(3)).status == 201)
             func tokens(_ query: String) async throws -> [String] {
                 let response = try await server.request("GET", "/v1/devices?\(query)")
                 return (response.object?["devices"] as? [[String: Any]] ?? []).compactMap { $0["token"] as? String }
