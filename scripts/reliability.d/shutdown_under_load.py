@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from http_client import Connection, NoResponse, logged  # noqa: E402
 from postgres_cluster import PostgresCluster  # noqa: E402
+from registry_process import cli, wait_ready  # noqa: E402
 
 PROVIDER = "ios"
 
@@ -53,30 +54,6 @@ def log(message):
 
 def grace_seconds():
     return float(os.environ.get("SHUTDOWN_GRACE_SECONDS", "10"))
-
-
-async def wait_ready(port, process, limit=60):
-    connection = Connection("127.0.0.1", port, 2)
-    deadline = time.monotonic() + limit
-    try:
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                if (await connection.request("GET", "/readyz")).status == 200:
-                    return
-            except NoResponse:
-                pass
-            await asyncio.sleep(0.1)
-    finally:
-        connection.close()
-    raise RuntimeError("the service did not become ready")
-
-
-def cli(binary, environment, *arguments):
-    result = subprocess.run([binary, *arguments], env={**os.environ, **environment}, capture_output=True,
-                            text=True, timeout=60)
-    if result.returncode != 0:
-        raise RuntimeError(f"device-registry {' '.join(arguments)} failed: {result.stderr.strip()}")
-    return result.stdout.strip()
 
 
 class Round:
