@@ -28,7 +28,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from http_client import Connection, NoResponse, logged  # noqa: E402
-from registry_process import cli, wait_ready  # noqa: E402
+from registry_process import add_service_arguments, cli, wait_ready  # noqa: E402
 from postgres_cluster import PostgresCluster  # noqa: E402
 from service_supervisor import ServiceSupervisor  # noqa: E402
 
@@ -40,13 +40,7 @@ RECOVERY_LIMIT = 2.0
 
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--pg-data", required=True)
-    parser.add_argument("--pg-port", type=int, required=True)
-    parser.add_argument("--pg-bin", required=True)
-    parser.add_argument("--database", required=True)
-    parser.add_argument("--work-dir", required=True, help="logs go here")
+    add_service_arguments(parser)
     parser.add_argument("--full", action="store_true", help="10 kills, 5 stops, 3 freezes, 5 terminations")
     parser.add_argument("--faults", help="instead of the mode's schedule, e.g. stop:3,kill:2 (kinds: kill, stop, "
                         "freeze, terminate), run in that order")

@@ -8,6 +8,17 @@ import time
 from http_client import Connection, NoResponse
 
 
+def add_service_arguments(parser):
+    """What the bash wrappers pass about the binary, its port and the throwaway cluster."""
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--pg-data", required=True)
+    parser.add_argument("--pg-port", type=int, required=True)
+    parser.add_argument("--pg-bin", required=True)
+    parser.add_argument("--database", required=True)
+    parser.add_argument("--work-dir", required=True, help="logs go here")
+
+
 async def wait_ready(port, process=None, limit=60):
     """Waits until /readyz answers 200; gives up early if `process` (a Popen) has exited."""
     connection = Connection("127.0.0.1", port, 2)

@@ -22,20 +22,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from http_client import Connection, NoResponse, logged  # noqa: E402
 from postgres_cluster import PostgresCluster  # noqa: E402
-from registry_process import cli, wait_ready  # noqa: E402
+from registry_process import add_service_arguments, cli, wait_ready  # noqa: E402
 
 PROVIDER = "ios"
 
 
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--pg-data", required=True)
-    parser.add_argument("--pg-port", type=int, required=True)
-    parser.add_argument("--pg-bin", required=True)
-    parser.add_argument("--database", required=True)
-    parser.add_argument("--work-dir", required=True, help="logs go here")
+    add_service_arguments(parser)
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--load-seconds", type=float, default=3.0, help="load before SIGTERM")
     parser.add_argument("--rounds", type=int, default=1, help="start, load, SIGTERM this many times")
