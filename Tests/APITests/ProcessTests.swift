@@ -1,4 +1,5 @@
 import Foundation
+import RegistryCrypto
 import TestSupport
 import Testing
 
@@ -101,6 +102,20 @@ struct ProcessTests {
         let errors = run.stderr.filter { !$0.isEmpty }
         #expect(errors.count == 1, "\(errors)")
         #expect(errors.first?.contains(variable) == true, "\(errors)")
+    }
+
+    @Test func registryAdminKeyIsAnAdminKeyFromTheStart() async throws {
+        let database = try await TestDatabase.create()
+        let secret = try APIKeySecret.generate().value
+        let (server, port) = try await Self.serve(database.url, ["REGISTRY_ADMIN_KEY": secret])
+        #expect(try await Self.get(port, "/v1/keys", key: secret).status == 200)
+        #expect(try await Self.get(port, "/v1/keys", key: "drk_" + String(repeating: "B", count: 43)).status == 401)
+        server.signal(SIGTERM)
+        try await server.waitForExit(within: .seconds(15))
+        let stored = try await RegistryProcess.run(["keys", "list"], environment: ["DATABASE_URL": database.url])
+        #expect(stored.stdout.contains { $0.contains("REGISTRY_ADMIN_KEY") && $0.contains("admin") })
+        #expect(!stored.stdout.joined().contains(secret))
+        await database.drop()
     }
 
     @Test func serveHelpNamesTheEnvironmentVariableOfEveryOption() async throws {
