@@ -44,35 +44,4 @@ public struct HTTPRequest: Sendable {
         logger[metadataKey: "request_id"] = .string(requestID)
         self.logger = logger
     }
-
-    /// Decodes the body as JSON, or throws a 400 ``Problem`` that names the offending field
-    /// without echoing decoder internals.
-    public func decodeJSON<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(Problem) -> T {
-        do {
-            return try decoder.decode(type, from: Data(body.readableBytesView))
-        } catch let error as DecodingError {
-            throw Problem(status: .badRequest, detail: Self.describe(error))
-        } catch {
-            throw Problem(status: .badRequest, detail: "The request body is not valid JSON.")
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, _ extra: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath + (extra.map { [$0] } ?? [])
-            return keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "Missing field '\(path(context, key))'."
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return context.codingPath.isEmpty
-                ? "The request body has the wrong JSON type." : "Field '\(path(context))' has the wrong type."
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? "The request body is not valid JSON." : "Field '\(path(context))' is invalid."
-        @unknown default:
-            return "The request body is not valid JSON."
-        }
-    }
 }

@@ -6,8 +6,6 @@ public enum RouteBody: Sendable {
     case none
     /// `application/json` or `application/*+json` (parameters such as charset allowed).
     case json
-    /// `application/x-ndjson` or `application/jsonl`, buffered whole.
-    case ndjson
     /// Delivered through ``HTTPRequest/bodyStream`` as it arrives; `contentTypes` lists the
     /// accepted media types (empty accepts any).
     case streamed(contentTypes: [String])
@@ -25,9 +23,6 @@ public enum RouteBody: Sendable {
         case .json:
             guard let type = contentType.map(Self.mediaType) else { return false }
             return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
-        case .ndjson:
-            guard let type = contentType.map(Self.mediaType) else { return false }
-            return type == "application/x-ndjson" || type == "application/jsonl"
         case .streamed(let accepted):
             if accepted.isEmpty { return true }
             guard let type = contentType.map(Self.mediaType) else { return false }

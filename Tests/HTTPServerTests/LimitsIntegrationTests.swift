@@ -141,15 +141,6 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [("application/x-ndjson", 200), ("application/jsonl", 200), ("application/json", 415)])
-    func ndjsonRoutesAcceptNDJSON(contentType: String, status: Int) async throws {
-        try await withLiveServer { server in
-            let client = try await server.connect()
-            let response = try await client.request("POST", "/lines", headers: [("Content-Type", contentType)], body: "{}\n{}\n")
-            #expect(response.status == status)
-        }
-    }
-
     @Test(arguments: [
         "Content-Length: 2\r\nTransfer-Encoding: chunked",
         "Content-Length: 2\r\nContent-Length: 2",

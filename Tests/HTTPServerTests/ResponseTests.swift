@@ -66,23 +66,6 @@ import Testing
         #expect(head.headers["connection"] == ["close"])
     }
 
-    @Test func decodeJSONReportsTheFieldNotTheDecoder() throws {
-        struct Body: Decodable { var token: String; var count: Int }
-        func request(_ json: String) -> HTTPRequest {
-            HTTPRequest(method: .POST, path: "/", body: ByteBuffer(string: json))
-        }
-        #expect(try request(#"{"token":"t","count":2}"#).decodeJSON(Body.self).count == 2)
-        #expect(throws: Problem(status: .badRequest, detail: "The request body is not valid JSON.")) {
-            try request("{nope").decodeJSON(Body.self)
-        }
-        #expect(throws: Problem(status: .badRequest, detail: "Missing field 'count'.")) {
-            try request(#"{"token":"t"}"#).decodeJSON(Body.self)
-        }
-        #expect(throws: Problem(status: .badRequest, detail: "Field 'count' has the wrong type.")) {
-            try request(#"{"token":"t","count":"2"}"#).decodeJSON(Body.self)
-        }
-    }
-
     @Test func requestLoggerCarriesTheRequestID() {
         let request = HTTPRequest(method: .GET, path: "/", requestID: "abc")
         #expect(request.logger[metadataKey: "request_id"] == "abc")
@@ -91,7 +74,6 @@ import Testing
     @Test(arguments: [
         (RouteBody.json, "application/json", true), (.json, "application/problem+json", true),
         (.json, "application/json;charset=utf-8", true), (.json, "text/json", false), (.json, nil, false),
-        (.ndjson, "application/x-ndjson", true), (.ndjson, "application/jsonl", true), (.ndjson, "application/json", false),
         (.streamed(contentTypes: ["text/csv"]), "TEXT/CSV; header=present", true),
         (.streamed(contentTypes: ["text/csv"]), "text/plain", false), (.streamed(contentTypes: []), nil, true),
         (.none, "anything/at-all", true),

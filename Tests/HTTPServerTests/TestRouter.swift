@@ -20,7 +20,6 @@ func testRouter() -> Router {
     router.add(.POST, "/big", body: .json, bodyLimit: 4096) { request in
         .json(["bytes": request.body.readableBytes])
     }
-    router.add(.POST, "/lines", body: .ndjson) { request in .json(["bytes": request.body.readableBytes]) }
     router.add(.POST, "/import", body: .streamed(contentTypes: ["application/x-ndjson"]), bodyLimit: 10_000) {
         request in
         var total = 0
