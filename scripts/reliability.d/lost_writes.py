@@ -318,10 +318,12 @@ def outage_figures(outcomes, events, failures, stalls):
                             and o.verdict != "acknowledged"), default=e["up"]) - e["up"] for e in chosen]
             figures[f"{kind}_last_non_2xx_after_back_max_s"] = round(max(settled), 3)
         if kind == "stop":
-            during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["up"]]
+            # Down means from the stop until the start command: PostgreSQL accepts connections some
+            # time before `pg_ctl -w start` notices, so a 2xx may come before `up`, never before `restart`.
+            during = [o for e in chosen for o in by_start if e["down"] <= o.start <= e["restart"]]
             unavailable = [o for o in during if o.status == 503]
             bad_answers = [o for o in during if not (o.status == 503 and o.retry_after)
-                           and not (o.verdict == "acknowledged" and o.end >= e_up(chosen, o))]
+                           and not (o.verdict == "acknowledged" and o.end >= restart_of(chosen, o))]
             figures["down_requests"] = len(during)
             figures["down_503_max_latency_s"] = round(max((o.latency for o in unavailable), default=0), 3)
             # The service's share: without the time the client itself was stalled.
@@ -331,7 +333,7 @@ def outage_figures(outcomes, events, failures, stalls):
             for o in bad_answers[:5]:
                 log(f"while down: {o.op} answered {o.status or o.error} after {o.latency:.2f}s")
             for o in sorted(unavailable, key=lambda o: -o.latency)[:5]:
-                e = next(e for e in chosen if e["down"] <= o.start <= e["up"])
+                e = next(e for e in chosen if e["down"] <= o.start <= e["restart"])
                 log(f"slowest 503 while down: {o.latency:.3f}s (client stalled {stalled(stalls, o):.3f}s), started {o.start - e['down']:.3f}s after the stop, "
                     f"{o.start - e['restart']:+.3f}s from the restart command, {e['up'] - o.start:.3f}s before it was up")
             if not unavailable:
@@ -360,9 +362,9 @@ def next_fault(events, event):
     return min((e["start"] for e in events if e["start"] > event["start"]), default=event["up"] + 60)
 
 
-def e_up(events, outcome):
-    """When PostgreSQL came back from the stop during which `outcome` started."""
-    return next(e["up"] for e in events if e["down"] <= outcome.start <= e["up"])
+def restart_of(events, outcome):
+    """When PostgreSQL was started again after the stop during which `outcome` began."""
+    return next(e["restart"] for e in events if e["down"] <= outcome.start <= e["restart"])
 
 
 def main():
