@@ -10,9 +10,9 @@ struct ServerContext: Sendable {
     let accessLog: AccessLog
 }
 
-/// Serves one accepted connection in a Swift task: reads requests strictly in order, runs each
-/// handler off the event loop and writes its response before reading the next one, which is
-/// what keeps pipelined responses in request order.
+/// Serves one accepted connection in a Swift task on the connection's event loop (see
+/// `EventLoopTaskExecutor`): reads requests strictly in order, runs each handler and writes its
+/// response before reading the next one, which is what keeps pipelined responses in request order.
 struct HTTPConnection {
     let channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     let context: ServerContext

@@ -59,7 +59,8 @@ public final class HTTPServer: Service, Sendable {
                 try await withThrowingDiscardingTaskGroup { group in
                     try await server.executeThenClose { inbound in
                         for try await connection in inbound {
-                            group.addTask {
+                            let executor = EventLoopTaskExecutor(eventLoop: connection.channel.eventLoop)
+                            group.addTask(executorPreference: executor) {
                                 await HTTPConnection(channel: connection, context: self.context).serve()
                             }
                         }

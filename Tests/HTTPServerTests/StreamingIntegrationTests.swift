@@ -161,7 +161,8 @@ import TestSupport
             let client = try await server.connect()
             try await client.send(
                 HTTPTestClient.requestBytes("POST", "/import-unread", headers: [("Transfer-Encoding", "chunked")]))
-            try await client.send("5\r\nhello\r\n")
+            // The handler may answer and the server close before this part is sent.
+            try? await client.send("5\r\nhello\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 202)
             #expect(response.header("connection") == "close")
