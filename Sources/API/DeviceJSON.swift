@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import RegistryCore
 
@@ -50,17 +51,17 @@ enum DeviceJSON {
         buffer.writeStaticString(#"{"app_version":"#)
         writeString(device.appVersion?.value, to: &buffer)
         buffer.writeStaticString(#","created_at":"#)
-        writeString(RFC3339.format(device.createdAt), to: &buffer)
+        writeTimestamp(device.createdAt, to: &buffer)
         buffer.writeStaticString(#","device_id":"#)
         writeString(device.deviceID?.value, to: &buffer)
         buffer.writeStaticString(#","disabled_at":"#)
-        writeString(device.disabledAt.map(RFC3339.format), to: &buffer)
+        writeTimestamp(device.disabledAt, to: &buffer)
         buffer.writeStaticString(#","disabled_reason":"#)
         writeString(device.disabledReason, to: &buffer)
         buffer.writeStaticString(#","environment":"#)
         writeString(device.environment?.rawValue, to: &buffer)
         buffer.writeStaticString(#","last_seen_at":"#)
-        writeString(RFC3339.format(device.lastSeenAt), to: &buffer)
+        writeTimestamp(device.lastSeenAt, to: &buffer)
         buffer.writeStaticString(#","locale":"#)
         writeString(device.locale?.value, to: &buffer)
         buffer.writeStaticString(#","platform":"#)
@@ -72,7 +73,7 @@ enum DeviceJSON {
         buffer.writeStaticString(#","type":"#)
         writeString(device.type.rawValue, to: &buffer)
         buffer.writeStaticString(#","updated_at":"#)
-        writeString(RFC3339.format(device.updatedAt), to: &buffer)
+        writeTimestamp(device.updatedAt, to: &buffer)
         buffer.writeStaticString(#","user_id":"#)
         writeString(device.userID.value, to: &buffer)
         buffer.writeStaticString("}")
@@ -81,33 +82,46 @@ enum DeviceJSON {
     /// A JSON string (or `null`): `"` and `\` escaped, control characters as JSONEncoder writes
     /// them (`\n`, `\r`, `\t`, `\b`, `\f`, otherwise `\u00XX`), everything else as UTF-8.
     private static func writeString(_ value: String?, to buffer: inout ByteBuffer) {
-        guard let value else {
+        guard var value else {
             buffer.writeStaticString("null")
             return
         }
         buffer.writeStaticString("\"")
-        var plainStart = value.utf8.startIndex
-        for index in value.utf8.indices {
-            let byte = value.utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            buffer.writeSubstring(value[plainStart..<index])
-            switch byte {
-            case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
-            case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
-            case 0x0A: buffer.writeStaticString(#"\n"#)
-            case 0x0D: buffer.writeStaticString(#"\r"#)
-            case 0x09: buffer.writeStaticString(#"\t"#)
-            case 0x08: buffer.writeStaticString(#"\b"#)
-            case 0x0C: buffer.writeStaticString(#"\f"#)
-            default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                buffer.writeStaticString(#"\u00"#)
-                buffer.writeInteger(hex[Int(byte >> 4)])
-                buffer.writeInteger(hex[Int(byte & 0x0F)])
+        value.withUTF8 { bytes in
+            var plainStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[plainStart..<index]))
+                switch byte {
+                case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
+                case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
+                case 0x0A: buffer.writeStaticString(#"\n"#)
+                case 0x0D: buffer.writeStaticString(#"\r"#)
+                case 0x09: buffer.writeStaticString(#"\t"#)
+                case 0x08: buffer.writeStaticString(#"\b"#)
+                case 0x0C: buffer.writeStaticString(#"\f"#)
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    buffer.writeStaticString(#"\u00"#)
+                    buffer.writeInteger(hex.utf8Start[Int(byte >> 4)])
+                    buffer.writeInteger(hex.utf8Start[Int(byte & 0x0F)])
+                }
+                plainStart = index + 1
             }
-            plainStart = value.utf8.index(after: index)
+            buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[plainStart...]))
         }
-        buffer.writeSubstring(value[plainStart...])
+        buffer.writeStaticString("\"")
+    }
+
+    /// A timestamp as JSON: RFC 3339 needs no escaping, so its bytes go straight in (or `null`).
+    private static func writeTimestamp(_ date: Date?, to buffer: inout ByteBuffer) {
+        guard let date else {
+            buffer.writeStaticString("null")
+            return
+        }
+        buffer.writeStaticString("\"")
+        RFC3339.withUTF8(date) { bytes -> Void in buffer.writeBytes(bytes) }
         buffer.writeStaticString("\"")
     }
 }

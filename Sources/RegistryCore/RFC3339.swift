@@ -8,15 +8,56 @@ public enum RFC3339 {
     /// Formats as UTC with exactly 6 fractional digits (`2026-11-22T03:24:00.123456Z`):
     /// microseconds, the precision PostgreSQL stores, so a timestamp survives a round trip.
     public static func format(_ date: Date) -> String {
-        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        let totalMicros = Int64(micros)
+        withUTF8(date) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `format` gives, lent to `body` without building a String: JSON writers put
+    /// three of these in every device they write.
+    public static func withUTF8<R>(_ date: Date, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let totalMicros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         let seconds = totalMicros.floorDiv(1_000_000)
         let fraction = totalMicros - seconds * 1_000_000
         let days = seconds.floorDiv(86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(fraction, 6) + "Z"
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { out in
+            var count = 0
+            func put(_ scalar: Unicode.Scalar) {
+                out[count] = UInt8(ascii: scalar)
+                count += 1
+            }
+            func put(_ value: Int64, width: Int) {
+                var digits = 1
+                var rest = value / 10
+                while rest > 0 {
+                    digits += 1
+                    rest /= 10
+                }
+                digits = max(digits, width)
+                var remaining = value
+                for position in stride(from: count + digits - 1, through: count, by: -1) {
+                    out[position] = UInt8(truncatingIfNeeded: 48 + remaining % 10)
+                    remaining /= 10
+                }
+                count += digits
+            }
+            if year < 0 { put("-") }
+            put(abs(year), width: 4)
+            put("-")
+            put(month, width: 2)
+            put("-")
+            put(day, width: 2)
+            put("T")
+            put(secondOfDay / 3600, width: 2)
+            put(":")
+            put(secondOfDay / 60 % 60, width: 2)
+            put(":")
+            put(secondOfDay % 60, width: 2)
+            put(".")
+            put(fraction, width: 6)
+            put("Z")
+            return try body(UnsafeBufferPointer(rebasing: out[..<count]))
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`. `T`/`Z` may be lowercase and the
@@ -104,11 +145,6 @@ public enum RFC3339 {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }
 
