@@ -5,21 +5,21 @@ import RegistryCore
 
 /// Reading a request's body and query the same way on every route.
 enum RequestReading {
-    private static let decoder = JSONDecoder()
-
     /// The body as JSON; 400 when it is empty or not JSON.
     static func json(_ request: HTTPRequest) throws -> JSONValue {
-        try json(Data(request.body.readableBytesView))
+        try request.body.withUnsafeReadableBytes { try json($0) }
     }
 
-    static func json(_ data: Data) throws -> JSONValue {
-        guard !data.isEmpty else {
+    static func json(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+        guard !bytes.isEmpty else {
             throw Problem(status: .badRequest, title: "Malformed JSON", detail: "the request needs a JSON body")
         }
         do {
-            return try decoder.decode(JSONValue.self, from: data)
+            return try JSONParser.parse(bytes)
         } catch {
-            throw Problem(status: .badRequest, title: "Malformed JSON", detail: "the request body is not valid JSON")
+            throw Problem(
+                status: .badRequest, title: "Malformed JSON",
+                detail: "the request body is not valid JSON (at byte \(error.offset))")
         }
     }
 

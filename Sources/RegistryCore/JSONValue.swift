@@ -1,5 +1,5 @@
-/// Any JSON value, so request bodies can be decoded without committing to a shape and then
-/// parsed field by field with every error collected (Codable stops at the first one).
+/// Any JSON value, so request bodies can be read (`JSONParser`) without committing to a shape and
+/// then parsed field by field with every error collected (Codable stops at the first one).
 public enum JSONValue: Sendable, Equatable, Hashable {
     case null
     case bool(Bool)
@@ -21,27 +21,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     }
 }
 
-extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Bool before Double: a decoder that bridges through NSNumber could read `true` as 1.
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else if let object = try? container.decode([String: JSONValue].self) {
-            self = .object(object)
-        } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
-        }
-    }
-
+extension JSONValue: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ProviderTests {
     func parse(_ json: String) throws -> Result<Provider, ValidationErrors> {
-        let value = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        let value = try JSONParser.parse(json)
         do { return .success(try Provider.parse(value)) } catch { return .failure(error) }
     }
 

@@ -49,7 +49,7 @@ struct DeviceImport: Sendable {
             )
         }
         do {
-            let record = try RequestReading.json(Data(line.bytes))
+            let record = try line.bytes.withUnsafeBytes { try RequestReading.json($0) }
             return (line.number, .success(try DeviceRegistration.parse(Self.droppingServerFields(record))))
         } catch let problem as Problem {
             return (line.number, .failure(problem))
