@@ -11,7 +11,7 @@ extension DeviceStore {
     >] {
         guard !registrations.isEmpty else { return [] }
         let chunks = Self.chunksWithoutRepeatedTokens(registrations)
-        let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: Self.columns(chunk)) }
+        let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: RegisterStatement.columns(chunk)) }
         let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
         return try zip(chunks, results).flatMap { chunk, result in
             try zip(chunk, result.rows).map { registration, row in
@@ -50,15 +50,5 @@ extension DeviceStore {
             chunks[chunks.count - 1].append(registration)
         }
         return chunks
-    }
-
-    /// The nine parallel arrays `import_devices()` takes.
-    private static func columns(_ chunk: [DeviceRegistration]) -> [(any PostgresEncodable)?] {
-        [
-            chunk.map(\.provider.value), chunk.map(\.token.value), chunk.map(\.type.rawValue),
-            chunk.map(\.userID.value),
-            chunk.map(\.environment?.rawValue), chunk.map(\.deviceID?.value), chunk.map(\.platform?.value),
-            chunk.map(\.appVersion?.value), chunk.map(\.locale?.value),
-        ]
     }
 }

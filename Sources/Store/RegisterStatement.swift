@@ -1,11 +1,17 @@
 import Postgres
 import RegistryCore
 
-/// One call of `register_device()` and the decoding of its answer.
+/// One call of `register_device()`, or of `register_devices()` for a run of registrations in a
+/// group-commit batch, and the decoding of their answers.
 enum RegisterStatement {
     static let sql = """
         SELECT r.result, r.previous_user_id, r.replaced_token, r.evicted_tokens, (r.device).*
           FROM register_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) r
+        """
+
+    static let batchSQL = """
+        SELECT r.ord, r.result, r.previous_user_id, r.replaced_token, r.evicted_tokens, (r.device).*
+          FROM register_devices($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) r
         """
 
     static func parameters(_ registration: DeviceRegistration, userDeviceCap: Int) -> [(any PostgresEncodable)?] {
@@ -17,8 +23,44 @@ enum RegisterStatement {
         ]
     }
 
+    static func batchParameters(_ registrations: [DeviceRegistration], userDeviceCap: Int) -> [(any PostgresEncodable)?] {
+        columns(registrations) + [userDeviceCap]
+    }
+
+    /// The nine parallel arrays `register_devices()` and `import_devices()` take.
+    static func columns(_ registrations: [DeviceRegistration]) -> [(any PostgresEncodable)?] {
+        [
+            registrations.map(\.provider.value), registrations.map(\.token.value), registrations.map(\.type.rawValue),
+            registrations.map(\.userID.value), registrations.map(\.environment?.rawValue),
+            registrations.map(\.deviceID?.value), registrations.map(\.platform?.value),
+            registrations.map(\.appVersion?.value), registrations.map(\.locale?.value),
+        ]
+    }
+
     static func outcome(of result: PostgresResult, for registration: DeviceRegistration) throws -> RegistrationOutcome {
         guard let row = result.rows.first else { throw PostgresError.decoding("register_device returned no row") }
+        return try outcome(of: row, for: registration)
+    }
+
+    /// `register_devices()`'s rows in item order, each decoded like `register_device()`'s.
+    static func outcomes(
+        of result: PostgresResult, for registrations: [DeviceRegistration]
+    ) throws -> [Result<RegistrationOutcome, any Error>] {
+        var outcomes = [Result<RegistrationOutcome, any Error>?](repeating: nil, count: registrations.count)
+        for row in result.rows {
+            let ord = try row.int("ord")
+            guard registrations.indices.contains(ord - 1), outcomes[ord - 1] == nil else {
+                throw PostgresError.decoding("register_devices answered item \(ord) of \(registrations.count)")
+            }
+            outcomes[ord - 1] = Result { try outcome(of: row, for: registrations[ord - 1]) }
+        }
+        return try outcomes.map { outcome in
+            guard let outcome else { throw PostgresError.decoding("register_devices left an item unanswered") }
+            return outcome
+        }
+    }
+
+    private static func outcome(of row: PostgresRow, for registration: DeviceRegistration) throws -> RegistrationOutcome {
         switch try row.string("result") {
         case "unknown_provider":
             throw RegistryError.unknownProvider(field: "provider", name: registration.provider.value)

@@ -47,9 +47,10 @@ enum WriteOperation: Sendable {
             SELECT DISTINCT hashtextextended(n, 0) AS k FROM unnest($1::text[]) n ORDER BY 1) keys
         """
 
-    /// Runs `operations` as one transaction in one round trip, each answered in order. If the
-    /// transaction fails for a reason that is not one item's, the items are re-run one by one so
-    /// each still gets its own outcome. A lost connection throws: those outcomes are unknown.
+    /// Runs `operations` as one transaction in one round trip, each answered in order. Runs of
+    /// registrations go to `register_devices()` as one statement each. If the transaction fails for
+    /// a reason that is not one item's, the items are re-run one by one so each still gets its own
+    /// outcome. A lost connection throws: those outcomes are unknown.
     static func runTogether(
         _ operations: [WriteOperation], on connection: PostgresConnection
     ) throws -> [Result<WriteOutcome, any Error>] {
@@ -58,10 +59,63 @@ enum WriteOperation: Sendable {
             let locks = (
                 sql: lockStatement, parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?]
             )
-            let results = try connection.pipelineTransaction([locks] + operations.map(\.statement)).dropFirst()
-            return zip(operations, results).map { operation, result in Result { try operation.outcome(of: result) } }
+            let segments = Segment.split(operations)
+            let results = try connection.pipelineTransaction([locks] + segments.map(\.statement)).dropFirst()
+            return try zip(segments, results).flatMap { segment, result in try segment.outcomes(of: result) }
         } catch let failure as PipelineFailure where !failure.error.isConnectionFailure {
             return operations.map { operation in Result { try operation.run(on: connection) } }
+        }
+    }
+
+    /// A statement of a batch: a run of registrations (same cap) or one other operation.
+    private enum Segment {
+        case registrations([DeviceRegistration], userDeviceCap: Int)
+        case single(WriteOperation)
+
+        /// Cuts `operations` in arrival order; the statements run in that order.
+        static func split(_ operations: [WriteOperation]) -> [Segment] {
+            var segments: [Segment] = []
+            var run: [DeviceRegistration] = []
+            var runCap = 0
+            for operation in operations {
+                if case .register(let registration, let cap) = operation, run.isEmpty || cap == runCap {
+                    run.append(registration)
+                    runCap = cap
+                    continue
+                }
+                if !run.isEmpty { segments.append(.registrations(run, userDeviceCap: runCap)) }
+                run = []
+                if case .register(let registration, let cap) = operation {
+                    run = [registration]
+                    runCap = cap
+                } else {
+                    segments.append(.single(operation))
+                }
+            }
+            if !run.isEmpty { segments.append(.registrations(run, userDeviceCap: runCap)) }
+            return segments
+        }
+
+        var statement: (sql: String, parameters: [(any PostgresEncodable)?]) {
+            switch self {
+            case .registrations(let run, let cap) where run.count == 1:
+                WriteOperation.register(run[0], userDeviceCap: cap).statement
+            case .registrations(let run, let cap):
+                (RegisterStatement.batchSQL, RegisterStatement.batchParameters(run, userDeviceCap: cap))
+            case .single(let operation):
+                operation.statement
+            }
+        }
+
+        func outcomes(of result: PostgresResult) throws -> [Result<WriteOutcome, any Error>] {
+            switch self {
+            case .registrations(let run, let cap) where run.count == 1:
+                [Result { try WriteOperation.register(run[0], userDeviceCap: cap).outcome(of: result) }]
+            case .registrations(let run, _):
+                try RegisterStatement.outcomes(of: result, for: run).map { $0.map(WriteOutcome.registered) }
+            case .single(let operation):
+                [Result { try operation.outcome(of: result) }]
+            }
         }
     }
 

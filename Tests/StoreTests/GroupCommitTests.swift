@@ -11,9 +11,25 @@ import Testing
 /// after the other in arrival order — each its own outcome, the same final table.
 @Suite("Group commit")
 struct GroupCommitTests {
-    /// A seeded mix of registrations (with device ids, so rotations happen) and logouts over three
-    /// users and four tokens: moves, rotations, late logouts and evictions all in one batch.
-    static func operations(count: Int, cap: Int) throws -> [WriteOperation] {
+    /// The writes a test batch is made of: `preload` runs first, one by one, then `operations`.
+    enum Mix: String, CaseIterable, Sendable {
+        /// Registrations with device ids (so rotations happen) and logouts over three users and
+        /// four tokens: moves, rotations, late logouts and evictions, all through register_device().
+        case rotations
+        /// Mostly registrations without device ids, each token by its own user, many of them alone
+        /// in the batch: the set-based path of register_devices() (created, unchanged, updated)
+        /// beside unknown providers, rotations, moves, repeats, evictions and logouts.
+        case common
+
+        func writes(cap: Int) throws -> (preload: [WriteOperation], operations: [WriteOperation]) {
+            switch self {
+            case .rotations: ([], try GroupCommitTests.rotations(count: 40, cap: cap))
+            case .common: try GroupCommitTests.commonMix(count: 60, cap: cap)
+            }
+        }
+    }
+
+    static func rotations(count: Int, cap: Int) throws -> [WriteOperation] {
         var generator = SeededGenerator(seed: 7)
         let users = try ["ann", "ben", "cat"].map { try UserID($0) }
         let tokens = try (0..<4).map { try PushToken(type: .apns, raw: String(format: "%064x", $0 + 1)) }
@@ -31,6 +47,40 @@ struct GroupCommitTests {
         }
     }
 
+    static func commonMix(count: Int, cap: Int) throws -> (preload: [WriteOperation], operations: [WriteOperation]) {
+        var generator = SeededGenerator(seed: 11)
+        let users = try (0..<80).map { try UserID("user-\($0)") }
+        let tokens = try (0..<80).map { try PushToken(type: .apns, raw: String(format: "%064x", $0 + 100)) }
+        let ios = try ProviderName("ios")
+        // Token k belongs to user k; the first half exist before the batch.
+        let preload = try (0..<40).map { k in
+            WriteOperation.register(try DeviceRegistration(userID: users[k], provider: ios, token: tokens[k]), userDeviceCap: cap)
+        }
+        let operations = try (0..<count).map { _ -> WriteOperation in
+            let k = Int(generator.next() % 80)
+            let other = users[Int(generator.next() % 80)]
+            switch generator.next() % 10 {
+            case 0: return .unregister(user: users[k], token: tokens[k].value, provider: nil)
+            case 1:
+                return .register(
+                    try DeviceRegistration(userID: users[k], provider: ProviderName("nope"), token: tokens[k]),
+                    userDeviceCap: cap)
+            case 2:
+                return .register(
+                    try DeviceRegistration(
+                        userID: other, provider: ios, token: tokens[k], deviceID: DeviceID("install-\(k % 4)")),
+                    userDeviceCap: cap)
+            case 3: return .register(try DeviceRegistration(userID: other, provider: ios, token: tokens[k]), userDeviceCap: cap)
+            default:
+                let environment: APNsEnvironment = generator.next() % 3 == 0 ? .sandbox : .production
+                return .register(
+                    try DeviceRegistration(userID: users[k], provider: ios, token: tokens[k], environment: environment),
+                    userDeviceCap: cap)
+            }
+        }
+        return (preload, operations)
+    }
+
     static func summary(_ outcome: Result<WriteOutcome, any Error>) -> String {
         switch outcome {
         case .success(.registered(let r)):
@@ -42,8 +92,8 @@ struct GroupCommitTests {
 
     static func table(_ pool: PostgresPool) async throws -> [String] {
         try await pool.withConnection { connection in
-            try connection.query("SELECT token, user_id, device_id FROM devices ORDER BY token").rows.map {
-                "\($0["token"] ?? "") \($0["user_id"] ?? "") \($0["device_id"] ?? "")"
+            try connection.query("SELECT token, user_id, device_id, environment FROM devices ORDER BY token").rows.map {
+                "\($0["token"] ?? "") \($0["user_id"] ?? "") \($0["device_id"] ?? "") \($0["environment"] ?? "")"
             }
         }
     }
@@ -64,19 +114,25 @@ struct GroupCommitTests {
         return try result.get()
     }
 
-    @Test func aBatchEndsAsTheSameWritesOneAfterAnotherInArrivalOrder() async throws {
-        let operations = try Self.operations(count: 40, cap: 3)
+    static func runOneByOne(_ operations: [WriteOperation], on pool: PostgresPool) async -> [String] {
+        var outcomes: [String] = []
+        for operation in operations {
+            outcomes.append(Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
+        }
+        return outcomes
+    }
+
+    @Test(arguments: Mix.allCases)
+    func aBatchEndsAsTheSameWritesOneAfterAnotherInArrivalOrder(mix: Mix) async throws {
+        let (preload, operations) = try mix.writes(cap: 3)
 
         let (serialOutcomes, serialTable) = try await Self.withPool { pool in
-            var outcomes: [String] = []
-            for operation in operations {
-                outcomes.append(
-                    Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
-            }
-            return (outcomes, try await Self.table(pool))
+            _ = await Self.runOneByOne(preload, on: pool)
+            return (await Self.runOneByOne(operations, on: pool), try await Self.table(pool))
         }
 
         let (batchedOutcomes, batchedTable, batchSizes) = try await Self.withPool { pool in
+            _ = await Self.runOneByOne(preload, on: pool)
             let sizes = BatchSizes()
             let committer = GroupCommitter(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
             // Hold the one runner on a lock so that every operation queues behind it, in order.
