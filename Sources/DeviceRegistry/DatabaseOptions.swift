@@ -11,6 +11,12 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Connections in the pool. (env: DB_POOL_SIZE, default: 10)")
     var dbPoolSize: Int?
 
+    @Option(
+        help:
+            "Of the pool's connections, how many run group-commit write batches at once; fewer means larger batches. (env: DB_WRITE_CONNECTIONS, default: 1)"
+    )
+    var dbWriteConnections: Int?
+
     @Option(help: "Per-statement deadline in milliseconds. (env: DB_STATEMENT_TIMEOUT_MS, default: 1000)")
     var dbStatementTimeoutMs: Int?
 
@@ -38,6 +44,9 @@ struct DatabaseOptions: ParsableArguments {
         var configuration = PostgresConfiguration(url: url)
         configuration.poolSize = try Setting.resolve(
             dbPoolSize, env: "DB_POOL_SIZE", default: 10, valid: { (1...500).contains($0) }, expected: "1–500")
+        configuration.writeConnections = try Setting.resolve(
+            dbWriteConnections, env: "DB_WRITE_CONNECTIONS", default: 1, valid: { (1...500).contains($0) },
+            expected: "1–500")
         configuration.statementTimeout = .milliseconds(
             try Setting.resolve(
                 dbStatementTimeoutMs, env: "DB_STATEMENT_TIMEOUT_MS", default: 1000, valid: { $0 > 0 },

@@ -10,6 +10,10 @@ public struct PostgresConfiguration: Sendable {
     /// means the server or the network is stuck; the connection is then dropped as lost.
     public var statementTimeout: Duration = .seconds(1)
     public var poolSize = 10
+    /// Of the pool's connections, how many run group-commit batches at once (the rest serve
+    /// reads). Fewer means larger batches: on a small server one, whose batches share one WAL flush
+    /// and one statement among the most writes, served the most.
+    public var writeConnections = 1
     /// How long a caller waits for a free connection before `.poolTimeout`.
     public var poolWaitTimeout: Duration = .milliseconds(500)
 

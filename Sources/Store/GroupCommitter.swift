@@ -3,10 +3,9 @@ import Postgres
 import Synchronization
 
 /// Group commit across requests. Writes that arrive while connections are busy wait in a queue;
-/// whenever a runner (at most half the pool, so reads and key checks always find a connection) is
-/// free it takes everything waiting, up to
-/// `maxBatch`, and runs it as ONE transaction sent in one round trip (libpq pipeline mode): one
-/// WAL flush for the lot. No timer waits for a batch to fill, so at low load a write goes alone
+/// whenever a runner (`PostgresConfiguration.writeConnections` of them, so reads and key checks
+/// still find connections) is free it takes everything waiting, up to `maxBatch`, and runs it as
+/// ONE transaction sent in one round trip (libpq pipeline mode): one WAL flush for the lot. No timer waits for a batch to fill, so at low load a write goes alone
 /// and its latency stays one round trip.
 ///
 /// Each write still gets exactly its own outcome, and only after the commit that contains it.
@@ -51,7 +50,7 @@ final class GroupCommitter: Sendable {
     ) {
         self.pool = pool
         self.maxBatch = maxBatch
-        self.maxRunners = maxRunners ?? max(1, pool.configuration.poolSize / 2)
+        self.maxRunners = maxRunners ?? min(pool.configuration.writeConnections, pool.configuration.poolSize)
         self.recordBatchSize = recordBatchSize
     }
 
