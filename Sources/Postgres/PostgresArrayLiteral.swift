@@ -1,22 +1,28 @@
 /// One-dimensional `text[]` literals: what the server prints and what it parses.
 enum PostgresArrayLiteral {
     /// `{"a","b\"c",NULL}`: every element quoted, backslashes and quotes escaped; nil is NULL.
+    /// Built as UTF-8 bytes: a group-commit batch or an import chunk sends nine of these with up to
+    /// a thousand elements each.
     static func format(_ elements: [String?]) -> String {
-        var literal = "{"
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(2 + elements.count * 16)
         for (position, element) in elements.enumerated() {
-            if position > 0 { literal += "," }
-            guard let element else {
-                literal += "NULL"
+            if position > 0 { literal.append(UInt8(ascii: ",")) }
+            guard var element else {
+                literal.append(contentsOf: "NULL".utf8)
                 continue
             }
-            literal += "\""
-            for character in element {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.append(character)
+            literal.append(UInt8(ascii: "\""))
+            element.withUTF8 { bytes in
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                    literal.append(byte)
+                }
             }
-            literal += "\""
+            literal.append(UInt8(ascii: "\""))
         }
-        return literal + "}"
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
 
     /// Parses the server's output, where elements are quoted only when they need it and a bare
