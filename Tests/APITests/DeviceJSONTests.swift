@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import RegistryCore
 import Testing
 
@@ -53,6 +54,18 @@ struct DeviceJSONTests {
                 previousUserID: try previous.map { try UserID($0) }, replacedTokens: replaced, evictedTokens: evicted)
             let expected = try Self.encoder.encode(RegistrationBody(outcome))
             #expect(Data(DeviceJSON.registrationBody(outcome).readableBytesView) == expected)
+        }
+    }
+
+    @Test func importSuccessLinesAreWhatJSONEncoderWrites() throws {
+        for (line, result) in [(1, RegistrationResult.created), (1_000_000, .unchanged), (42, .moved)] {
+            var buffer = ByteBuffer()
+            DeviceImport.ResultLine.writeSuccess(line: line, result: result, to: &buffer)
+            let encoded = try NDJSON.lines([
+                DeviceImport.ResultLine(
+                    line: line, status: result == .created ? 201 : 200, result: result.rawValue, error: nil)
+            ])
+            #expect(String(buffer: buffer) == String(buffer: encoded))
         }
     }
 }

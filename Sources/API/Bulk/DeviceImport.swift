@@ -22,26 +22,37 @@ struct DeviceImport: Sendable {
 
     func run(_ body: RequestBodyStream) async throws -> HTTPResponse {
         let results = try ResultFile()
+        // One chunk is written while the next is read and parsed; chunks still commit (and their
+        // results land) one after another, in line order.
+        var writing: Task<Void, any Error>?
         do {
-            var window: [(line: Int, item: Result<DeviceRegistration, Problem>)] = []
+            var window: [Item] = []
             var lines = LineSplitter(maxLineBytes: Self.maxLineBytes)
             for try await chunk in body {
                 for line in lines.feed(chunk) {
                     window.append(Self.parse(line))
-                    if window.count >= Self.batchSize { try await flush(&window, into: results) }
+                    guard window.count >= Self.batchSize else { continue }
+                    try await writing?.value
+                    writing = Task { [self, window] in try await flush(window, into: results) }
+                    window.removeAll(keepingCapacity: true)
                 }
             }
             for line in lines.finish() { window.append(Self.parse(line)) }
-            try await flush(&window, into: results)
+            try await writing?.value
+            try await flush(window, into: results)
             return HTTPResponse(
                 status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(try results.stream()))
         } catch {
+            writing?.cancel()
+            _ = try? await writing?.value
             results.discard()
             throw error
         }
     }
 
-    private static func parse(_ line: LineSplitter.Line) -> (line: Int, item: Result<DeviceRegistration, Problem>) {
+    typealias Item = (line: Int, item: Result<DeviceRegistration, Problem>)
+
+    private static func parse(_ line: LineSplitter.Line) -> Item {
         guard !line.tooLong else {
             return (
                 line.number,
@@ -71,37 +82,45 @@ struct DeviceImport: Sendable {
         return .object(fields.filter { !serverFields.contains($0.key) })
     }
 
-    private func flush(
-        _ window: inout [(line: Int, item: Result<DeviceRegistration, Problem>)], into results: ResultFile
-    ) async throws {
+    private func flush(_ window: [Item], into results: ResultFile) async throws {
         let valid = window.compactMap { try? $0.item.get() }
         var outcomes = try await devices.importBatch(valid).makeIterator()
-        var lines: [ResultLine] = []
+        var lines = ByteBuffer()
         for (number, item) in window {
             switch item {
             case .failure(let problem):
-                lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
+                lines.writeImmutableBuffer(
+                    try NDJSON.lines([ResultLine(line: number, status: problem.status, result: nil, error: problem)]))
             case .success(let registration):
                 switch outcomes.next()! {
                 case .success(let result):
                     events.registered(result, provider: registration.provider, type: registration.type)
-                    lines.append(
-                        ResultLine(
-                            line: number, status: result == .created ? 201 : 200, result: result.rawValue, error: nil))
+                    ResultLine.writeSuccess(line: number, result: result, to: &lines)
                 case .failure(let error):
                     let problem = ProblemMapping.problem(for: error, logger: logger)
-                    lines.append(ResultLine(line: number, status: problem.status, result: nil, error: problem))
+                    lines.writeImmutableBuffer(
+                        try NDJSON.lines([ResultLine(line: number, status: problem.status, result: nil, error: problem)]))
                 }
             }
         }
-        try results.append(NDJSON.lines(lines))
-        window.removeAll(keepingCapacity: true)
+        try results.append(lines)
     }
 
-    private struct ResultLine: Encodable {
+    struct ResultLine: Encodable {
         let line: Int
         let status: Int
         let result: String?
         let error: Problem?
+
+        /// The line JSONEncoder writes for a registered record (sorted keys, no error), written
+        /// directly: nearly every line of an import is one, and encoding them was a sixth of its CPU.
+        static func writeSuccess(line: Int, result: RegistrationResult, to buffer: inout ByteBuffer) {
+            buffer.writeStaticString(#"{"line":"#)
+            buffer.writeString(String(line))
+            buffer.writeStaticString(#","result":""#)
+            buffer.writeString(result.rawValue)
+            buffer.writeStaticString(result == .created ? #"","status":201}"# : #"","status":200}"#)
+            buffer.writeStaticString("\n")
+        }
     }
 }
