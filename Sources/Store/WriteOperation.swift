@@ -83,7 +83,7 @@ enum WriteOperation: Sendable {
                     runCap = cap
                     continue
                 }
-                if !run.isEmpty { segments.append(.registrations(run, userDeviceCap: runCap)) }
+                close(run, cap: runCap, into: &segments)
                 run = []
                 if case .register(let registration, let cap) = operation {
                     run = [registration]
@@ -92,14 +92,21 @@ enum WriteOperation: Sendable {
                     segments.append(.single(operation))
                 }
             }
-            if !run.isEmpty { segments.append(.registrations(run, userDeviceCap: runCap)) }
+            close(run, cap: runCap, into: &segments)
             return segments
+        }
+
+        /// A run of one is an ordinary single statement: `register_device()` alone.
+        private static func close(_ run: [DeviceRegistration], cap: Int, into segments: inout [Segment]) {
+            switch run.count {
+            case 0: break
+            case 1: segments.append(.single(.register(run[0], userDeviceCap: cap)))
+            default: segments.append(.registrations(run, userDeviceCap: cap))
+            }
         }
 
         var statement: (sql: String, parameters: [(any PostgresEncodable)?]) {
             switch self {
-            case .registrations(let run, let cap) where run.count == 1:
-                WriteOperation.register(run[0], userDeviceCap: cap).statement
             case .registrations(let run, let cap):
                 (RegisterStatement.batchSQL, RegisterStatement.batchParameters(run, userDeviceCap: cap))
             case .single(let operation):
@@ -109,8 +116,6 @@ enum WriteOperation: Sendable {
 
         func outcomes(of result: PostgresResult) throws -> [Result<WriteOutcome, any Error>] {
             switch self {
-            case .registrations(let run, let cap) where run.count == 1:
-                [Result { try WriteOperation.register(run[0], userDeviceCap: cap).outcome(of: result) }]
             case .registrations(let run, _):
                 try RegisterStatement.outcomes(of: result, for: run).map { $0.map(WriteOutcome.registered) }
             case .single(let operation):
