@@ -38,22 +38,27 @@ extension DeviceStore {
         return policy == .disable ? .disabled : .deleted
     }
 
-    /// Deletes devices not seen since `cutoff`, `batchSize` rows per transaction so a large prune
-    /// never holds long locks against registrations. Returns how many were deleted.
+    /// Deletes devices not seen since `cutoff`. No index covers `last_seen_at` (so that a
+    /// re-registration is a HOT update), so the prune walks the ids up to today's highest in
+    /// windows of `batchSize`: each window is one short transaction that never holds long locks
+    /// against registrations, and rows locked by one are skipped (they are being seen again).
+    /// Returns how many were deleted.
     public func prune(notSeenSince cutoff: Date, batchSize: Int = 1000) async throws -> Int {
+        let highestID = try await pool.withConnection { connection in
+            try connection.queryPrepared("SELECT coalesce(max(id), 0) AS id FROM devices").rows[0].int("id")
+        }
         var total = 0
-        while true {
-            let deleted = try await pool.withConnection { connection in
+        for windowStart in stride(from: 0, to: highestID, by: batchSize) {
+            total += try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
-                    DELETE FROM devices WHERE id IN (
-                        SELECT id FROM devices WHERE last_seen_at < $1 ORDER BY last_seen_at LIMIT $2
-                        FOR UPDATE SKIP LOCKED)
-                    """, [cutoff, batchSize]
+                    DELETE FROM devices WHERE id = ANY (ARRAY(
+                        SELECT id FROM devices WHERE id > $1 AND id <= $2 AND last_seen_at < $3
+                        FOR UPDATE SKIP LOCKED))
+                    """, [windowStart, windowStart + batchSize, cutoff]
                 ).affectedRows
             }
-            total += deleted
-            if deleted < batchSize { return total }
         }
+        return total
     }
 }
