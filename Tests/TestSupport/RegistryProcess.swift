@@ -10,41 +10,55 @@ public final class RegistryProcess: Sendable {
         return tests.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("device-registry")
     }
 
-    private let process: Process
+    private let child: ChildProcess
     private let output = CapturedOutput()
 
     /// Starts `device-registry arguments…` with `environment` added to a minimal one.
     public init(_ arguments: [String], environment: [String: String]) throws {
-        process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()].merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        capture(out, into: .stdout)
-        capture(err, into: .stderr)
-        try process.run()
+        let out = try Self.makePipe()
+        let err = try Self.makePipe()
+        defer { close(out.write); close(err.write) }
+        do {
+            child = try ChildProcess(
+                [Self.executable.path] + arguments,
+                environment: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()].merging(environment) { $1 },
+                stdout: .descriptor(out.write), stderr: .descriptor(err.write))
+        } catch {
+            close(out.read)
+            close(err.read)
+            throw error
+        }
+        capture(out.read, into: .stdout)
+        capture(err.read, into: .stderr)
     }
 
-    /// A plain thread per pipe, reading until end of file: `readabilityHandler` (a dispatch
-    /// source) has crashed the test process on Linux when the pipe closed.
-    private func capture(_ pipe: Pipe, into stream: CapturedOutput.Stream) {
-        let handle = pipe.fileHandleForReading
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
+        // Not inherited by other children; the spawned one gets its copy through dup2.
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        return (descriptors[0], descriptors[1])
+    }
+
+    /// A plain thread per pipe, reading until end of file, then closing it.
+    private func capture(_ descriptor: Int32, into stream: CapturedOutput.Stream) {
         Thread { [output] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let data = handle.availableData
-                output.append(data, to: stream)
-                if data.isEmpty { return }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                output.append(Data(buffer.prefix(max(count, 0))), to: stream)
+                if count <= 0 { break }
             }
+            close(descriptor)
         }.start()
     }
 
     public var stdout: [String] { output.lines(.stdout) }
     public var stderr: [String] { output.lines(.stderr) }
-    public var isRunning: Bool { process.isRunning }
-    public var exitCode: Int32 { process.terminationStatus }
+    public var isRunning: Bool { child.exitCode == nil }
+    /// The exit code, or 128 + the signal that ended it (-1 while it runs).
+    public var exitCode: Int32 { child.exitCode ?? -1 }
 
     /// Runs a command to completion; returns its exit code and output lines.
     public static func run(_ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60))
@@ -58,9 +72,9 @@ public final class RegistryProcess: Sendable {
 
     public func waitForExit(within timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while isRunning {
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                child.signal(SIGKILL)
                 throw TestFailure("device-registry did not exit within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -72,15 +86,20 @@ public final class RegistryProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = (stdout + stderr).first(where: match) { return line }
-            guard process.isRunning else { break }
+            guard isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw TestFailure("no matching line; stdout: \(stdout.suffix(5)) stderr: \(stderr.suffix(5))")
     }
 
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func signal(_ signal: Int32) { child.signal(signal) }
 
-    deinit { if process.isRunning { process.terminate() } }
+    /// A server a test left running is killed and reaped, not left behind.
+    deinit {
+        guard isRunning else { return }
+        child.signal(SIGKILL)
+        _ = child.waitForExit()
+    }
 }
 
 /// Output lines of a child process, appended from the pipes' reader threads.
