@@ -197,12 +197,6 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-extension Result where Failure == any Error {
-    static func of(_ body: () async throws -> Success) async -> Result {
-        do { return .success(try await body()) } catch { return .failure(error) }
-    }
-}
-
 /// Batch sizes a committer reports.
 final class BatchSizes: Sendable {
     private let sizes = Mutex<[Int]>([])

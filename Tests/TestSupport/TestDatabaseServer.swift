@@ -1,18 +1,17 @@
 import Foundation
 import Postgres
 
-/// The test process's admin connections and migrated templates, one per server. An actor, so that
-/// tests running in parallel build each template once.
+/// The test process's migrated templates, one per server, and its admin statements. An actor, so
+/// that tests running in parallel build each template once.
 actor TestDatabaseServer {
     static let shared = TestDatabaseServer()
 
-    private var pools: [String: PostgresPool] = [:]
     private var templates: [String: Task<String?, any Error>] = [:]
 
     /// Runs a statement that cannot run in a transaction (CREATE/DROP/ALTER DATABASE) on the server's
     /// maintenance database, with time to spare for a busy machine.
     func execute(_ sql: String, on serverURL: String) async throws {
-        try await pool(serverURL).withConnection { try $0.execute(sql) }
+        try await withAdminConnection(serverURL) { try $0.execute(sql) }
     }
 
     /// The name of a database with the repository's migrations applied, or nil when there are none.
@@ -23,14 +22,18 @@ actor TestDatabaseServer {
         return try await task.value
     }
 
-    private func pool(_ serverURL: String) -> PostgresPool {
-        if let pool = pools[serverURL] { return pool }
+    /// A connection of its own, closed afterwards: a pool kept for the life of the test process
+    /// would still hold its threads' memory at exit, which LeakSanitizer reports.
+    private func withAdminConnection<T: Sendable>(
+        _ serverURL: String, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         let configuration = PostgresConfiguration(
             url: serverURL, applicationName: "test-database-admin", connectTimeout: .seconds(10),
-            statementTimeout: .seconds(60), poolSize: 4, poolWaitTimeout: .seconds(60))
+            statementTimeout: .seconds(60), poolSize: 1, poolWaitTimeout: .seconds(60))
         let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("test-database"))
-        pools[serverURL] = pool
-        return pool
+        let outcome = await Result.of { try await pool.withConnection(body) }
+        await pool.shutdown()
+        return try outcome.get()
     }
 
     /// Other test processes may build the same template at the same time: each builds under a
@@ -42,7 +45,7 @@ actor TestDatabaseServer {
         guard !migrations.isEmpty else { return nil }
         let fingerprint = Migration(version: 0, name: "", sql: migrations.map(\.checksum).joined()).checksum
         let name = "template_" + fingerprint.prefix(16)
-        let exists = try await pool(serverURL).withConnection {
+        let exists = try await withAdminConnection(serverURL) {
             try !$0.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).rows.isEmpty
         }
         if exists { return name }

@@ -43,3 +43,10 @@ public struct TestSupportError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension Result where Failure == any Error {
+    /// `Result(catching:)` for an async body.
+    public static func of(_ body: () async throws -> Success) async -> Result {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+}
