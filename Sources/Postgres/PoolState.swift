@@ -5,8 +5,11 @@ struct PoolState {
     let size: Int
     /// Free slots; those holding an open connection sit at the end and are handed out first.
     private var free: [PoolSlot]
-    private var waiters: [(id: UInt64, waiter: Waiter)] = []
+    /// In arrival order; every wait is equally long, so also in deadline order.
+    private var waiters: [(id: UInt64, waiter: Waiter, deadline: ContinuousClock.Instant)] = []
     private var nextWaiterID: UInt64 = 0
+    /// Whether a task is watching the waiters' deadlines (see `PostgresPool.expireWaiters`).
+    private var isWatchingDeadlines = false
     private var inUse = 0
     private(set) var isShutDown = false
     var backoff = ConnectBackoff()
@@ -32,8 +35,27 @@ struct PoolState {
         return nextWaiterID
     }
 
-    mutating func enqueue(_ waiter: Waiter, id: UInt64) {
-        waiters.append((id, waiter))
+    /// Returns true when the caller must start the task that watches deadlines.
+    mutating func enqueue(_ waiter: Waiter, id: UInt64, deadline: ContinuousClock.Instant) -> Bool {
+        waiters.append((id, waiter, deadline))
+        defer { isWatchingDeadlines = true }
+        return !isWatchingDeadlines
+    }
+
+    /// The oldest waiter's deadline; nil when nobody waits, which also ends the watch.
+    mutating func nextDeadline() -> ContinuousClock.Instant? {
+        guard let first = waiters.first else {
+            isWatchingDeadlines = false
+            return nil
+        }
+        return first.deadline
+    }
+
+    /// Removes and returns the waiters whose deadline has passed; the caller fails them.
+    mutating func removeExpiredWaiters(at now: ContinuousClock.Instant) -> [Waiter] {
+        let expired = waiters.prefix { $0.deadline <= now }.map(\.waiter)
+        waiters.removeFirst(expired.count)
+        return expired
     }
 
     /// Returns the waiter if it was still waiting; the caller resumes it.

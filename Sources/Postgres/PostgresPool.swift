@@ -89,22 +89,30 @@ public final class PostgresPool: Sendable {
         let id = state.withLock { $0.makeWaiterID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: PoolState.Waiter) in
-                let settled = state.withLock { state -> Result<PoolSlot, any Error>? in
-                    guard !state.isShutDown else { return .failure(PostgresError.unavailable) }
-                    if let slot = state.takeFree() { return .success(slot) }
-                    state.enqueue(waiter, id: id)
-                    return nil
+                let deadline = ContinuousClock.now + configuration.poolWaitTimeout
+                let (settled, startsWatch) = state.withLock { state -> (Result<PoolSlot, any Error>?, Bool) in
+                    guard !state.isShutDown else { return (.failure(PostgresError.unavailable), false) }
+                    if let slot = state.takeFree() { return (.success(slot), false) }
+                    return (nil, state.enqueue(waiter, id: id, deadline: deadline))
                 }
                 if let settled { return waiter.resume(with: settled) }
                 metrics.record(statistics)
-                Task { [self, timeout = configuration.poolWaitTimeout] in
-                    try? await Task.sleep(for: timeout)
-                    state.withLock { $0.removeWaiter(id: id) }?.resume(throwing: PostgresError.poolTimeout)
-                    metrics.record(statistics)
-                }
+                if startsWatch { Task { await expireWaiters() } }
             }
         } onCancel: {
             state.withLock { $0.removeWaiter(id: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Fails waiters whose wait ran out with `.poolTimeout`: one task for all of them, sleeping until
+    /// the oldest one's deadline (not a timer per waiter, which cost more than the wait itself), and
+    /// ending when nobody waits.
+    private func expireWaiters() async {
+        while let deadline = state.withLock({ $0.nextDeadline() }) {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            let expired = state.withLock { $0.removeExpiredWaiters(at: .now) }
+            for waiter in expired { waiter.resume(throwing: PostgresError.poolTimeout) }
+            if !expired.isEmpty { metrics.record(statistics) }
         }
     }
 

@@ -16,6 +16,27 @@ import Testing
         }
     }
 
+    @Test func everyWaiterTimesOutAndALaterQueueIsWatchedAgain() async throws {
+        try await withPool(PoolSettings(poolSize: 1, poolWaitTimeout: .milliseconds(200))) { pool in
+            // The second round queues after the first round's deadline watch has ended.
+            for _ in 0..<2 {
+                async let holder: Void = pool.withConnection { _ = try $0.query("SELECT pg_sleep(0.8)") }
+                #expect(await eventually(within: .seconds(5)) { pool.statistics.inUse == 1 })
+                let start = ContinuousClock.now
+                let errors = await withTaskGroup(of: (any Error)?.self) { group in
+                    for _ in 0..<3 {
+                        group.addTask { await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }.error }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(errors.count == 3 && errors.allSatisfy { $0 as? PostgresError == .poolTimeout })
+                #expect(ContinuousClock.now - start < .milliseconds(700))
+                try await holder
+                #expect(pool.statistics.waiting == 0)
+            }
+        }
+    }
+
     @Test func neverHandsOneConnectionToTwoCallers() async throws {
         let inUse = InUseRegistry()
         let backends = try await withPool(PoolSettings(poolSize: 4, poolWaitTimeout: .seconds(30))) { pool in
