@@ -23,9 +23,7 @@ struct APNsAppParameter {
         }
         guard segments.count >= 3 else { return nil }
         let team = segments[0]
-        guard (1...20).contains(team.count),
-            team.unicodeScalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.alphanumerics) })
-        else { return nil }
+        guard (1...20).contains(team.count), ASCIISet.alphanumerics.containsAll(team) else { return nil }
         let bundle = segments.dropFirst().joined(separator: ".")
         guard Provider.isBundleID(bundle) else { return nil }
         teamID = String(team)

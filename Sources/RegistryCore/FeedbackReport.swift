@@ -17,9 +17,7 @@ public struct FeedbackReport: Sendable, Hashable {
         var reader = JSONObjectReader(body, known: fields)
         let provider = reader.value("provider", required: true) { raw throws(ValidationError) in try ProviderName(raw) }
         let token = reader.value("token", required: true) { raw throws(ValidationError) in
-            guard (1...4096).contains(raw.utf8.count),
-                raw.unicodeScalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.alphanumerics + "-_:.") })
-            else {
+            guard (1...4096).contains(raw.utf8.count), ASCIISet.fcmToken.containsAll(raw) else {
                 throw ValidationError(
                     field: "token", message: "must be 1–4096 characters of letters, digits, '-', '_', ':' or '.'")
             }

@@ -8,10 +8,8 @@ public struct LocaleTag: ValidatedText {
     public let value: String
 
     public init(_ raw: String) throws(ValidationError) {
-        let scalars = raw.unicodeScalars
-        guard (1...35).contains(scalars.count),
-            let first = scalars.first, TextRules.isASCII(first, in: TextRules.letters),
-            scalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.alphanumerics + "_-") })
+        guard (1...35).contains(raw.utf8.count), let first = raw.utf8.first, ASCIISet.letters.contains(first),
+            ASCIISet.alphanumerics.union("_-").containsAll(raw)
         else {
             throw ValidationError(
                 field: "locale",

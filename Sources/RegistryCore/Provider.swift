@@ -80,15 +80,14 @@ public struct Provider: Sendable, Hashable {
         let segments = text.split(separator: ".", omittingEmptySubsequences: false)
         return text.utf8.count <= 255 && segments.count >= 2
             && segments.allSatisfy { segment in
-                !segment.isEmpty
-                    && segment.unicodeScalars.allSatisfy { TextRules.isASCII($0, in: TextRules.alphanumerics + "-") }
+                !segment.isEmpty && ASCIISet.alphanumerics.union("-").containsAll(segment)
             }
     }
 
     /// `^[a-z0-9-]{1,64}$`: covers both Firebase project ids and numeric sender ids.
     public static func isProjectID(_ text: String) -> Bool {
         (1...64).contains(text.utf8.count)
-            && text.unicodeScalars.allSatisfy { TextRules.isASCII($0, in: TextRules.lowercaseDigits + "-") }
+            && ASCIISet.lowercaseDigits.union("-").containsAll(text)
     }
 
     static let bundleIDMessage =

@@ -11,11 +11,9 @@ public struct ProviderName: ValidatedText, Comparable {
 
     /// `field` is `provider` on device registrations and `name` on the provider admin API.
     public init(_ raw: String, field: String) throws(ValidationError) {
-        let scalars = Array(raw.unicodeScalars)
         let valid =
-            (1...63).contains(scalars.count)
-            && TextRules.isASCII(scalars[0], in: TextRules.lowercaseDigits)
-            && scalars.dropFirst().allSatisfy { TextRules.isASCII($0, in: TextRules.lowercaseDigits + "._-") }
+            (1...63).contains(raw.utf8.count) && ASCIISet.lowercaseDigits.contains(raw.utf8.first!)
+            && ASCIISet.lowercaseDigits.union("._-").containsAll(raw)
         guard valid else {
             throw ValidationError(
                 field: field,

@@ -47,20 +47,15 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
                 message: "looks like the old NSData.description format (<abcd 1234 …>); \(hexHint)"
             )
         }
-        let scalars = raw.unicodeScalars
-        guard (32...1024).contains(scalars.count), scalars.count % 2 == 0,
-            scalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.hexDigits) })
-        else {
+        let length = raw.utf8.count
+        guard (32...1024).contains(length), length % 2 == 0, ASCIISet.hexDigits.containsAll(raw) else {
             throw ValidationError(field: field, message: "must be 32–1024 hexadecimal characters with an even length")
         }
-        return raw.lowercased()
+        return raw.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? raw.lowercased() : raw
     }
 
     private static func parseFCM(_ raw: String, field: String) throws(ValidationError) -> String {
-        let scalars = raw.unicodeScalars
-        guard (1...4096).contains(scalars.count),
-            scalars.allSatisfy({ TextRules.isASCII($0, in: TextRules.alphanumerics + "-_:.") })
-        else {
+        guard (1...4096).contains(raw.utf8.count), ASCIISet.fcmToken.containsAll(raw) else {
             throw ValidationError(
                 field: field,
                 message: "must be 1–4096 characters of letters, digits, '-', '_', ':' or '.'"

@@ -3,9 +3,13 @@ enum TextRules {
     /// C0 controls, DEL and C1 controls: invisible, break logs and terminals, and are never part
     /// of a legitimate identifier.
     static func containsControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        // Bytes first: most identifiers are ASCII, and then a C1 control cannot occur.
+        var isASCII = true
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F { return true }
+            if byte >= 0x80 { isASCII = false }
         }
+        return !isASCII && text.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }
     }
 
     static func isBlank(_ text: String) -> Bool {
@@ -25,13 +29,38 @@ enum TextRules {
             throw ValidationError(field: field, message: "must not be only whitespace")
         }
     }
+}
 
-    static func isASCII(_ scalar: Unicode.Scalar, in allowed: String) -> Bool {
-        scalar.isASCII && allowed.unicodeScalars.contains(scalar)
+/// A set of ASCII characters, tested on UTF-8 bytes: no byte of a non-ASCII character is ever in
+/// it, so a text passes only when it is all ASCII and all in the set.
+struct ASCIISet: Sendable {
+    private var mask: (low: UInt64, high: UInt64) = (0, 0)
+
+    init(_ characters: String) {
+        for byte in characters.utf8 {
+            precondition(byte < 0x80, "ASCIISet takes ASCII characters only")
+            if byte < 64 { mask.low |= 1 << byte } else { mask.high |= 1 << (byte - 64) }
+        }
     }
 
-    static let lowercaseDigits = "abcdefghijklmnopqrstuvwxyz0123456789"
-    static let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    static let alphanumerics = letters + "0123456789"
-    static let hexDigits = "0123456789abcdefABCDEF"
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 64 ? mask.low & (1 << byte) != 0 : byte < 128 && mask.high & (1 << (byte - 64)) != 0
+    }
+
+    /// Whether every character of `text` is in the set (true for an empty text).
+    func containsAll(_ text: some StringProtocol) -> Bool { text.utf8.allSatisfy(contains) }
+
+    func union(_ characters: String) -> ASCIISet {
+        var union = self
+        let other = ASCIISet(characters)
+        union.mask = (mask.low | other.mask.low, mask.high | other.mask.high)
+        return union
+    }
+
+    static let lowercaseDigits = ASCIISet("abcdefghijklmnopqrstuvwxyz0123456789")
+    static let letters = ASCIISet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    static let alphanumerics = letters.union("0123456789")
+    static let hexDigits = ASCIISet("0123456789abcdefABCDEF")
+    /// FCM registration tokens, and tokens named in feedback.
+    static let fcmToken = alphanumerics.union("-_:.")
 }

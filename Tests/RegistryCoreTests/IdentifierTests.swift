@@ -20,6 +20,15 @@ import Testing
         do { _ = try UserID(raw) } catch { #expect(error.field == "user_id") }
     }
 
+    @Test func asciiSetsHoldOnlyTheirOwnASCIICharacters() {
+        #expect(ASCIISet.hexDigits.containsAll("0123456789abcdefABCDEF"))
+        #expect(!ASCIISet.hexDigits.containsAll("0g"))
+        #expect(!ASCIISet.letters.containsAll("é") && !ASCIISet.letters.contains(0xFF))
+        #expect(!ASCIISet.alphanumerics.union("-").containsAll("a_b"))
+        #expect(ASCIISet.fcmToken.containsAll("a-b_c:d.e") && ASCIISet.fcmToken.containsAll(""))
+        #expect(!ASCIISet.fcmToken.containsAll("a b") && !ASCIISet.fcmToken.containsAll("a\u{7F}"))
+    }
+
     @Test func userIDIsNotTrimmedOrFolded() throws {
         #expect(try UserID(" Alice").value == " Alice")
         #expect(try UserID("Alice") != UserID("alice"))
