@@ -22,13 +22,13 @@ extension PostgresConnection {
         defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
         let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
             [("BEGIN", [])] + statements + [("COMMIT", [])]
-        try send([]) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
+        try send([], flushing: false) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
         for (statement, name) in zip(statements, names) {
-            try send(statement.parameters) {
+            try send(statement.parameters, flushing: false) {
                 PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), $0, nil, nil, 0)
             }
         }
-        try send([]) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
+        try send([], flushing: false) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
         guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
         try flush()
 
@@ -58,5 +58,57 @@ extension PostgresConnection {
             throw failure
         }
         return results
+    }
+
+    /// Runs independent statements (reads) in one round trip, each as if it ran alone: returns one
+    /// outcome per statement, in order, and a statement's failure is only its own. They go out in
+    /// one pipeline with one sync; when one fails, the server skips the rest of that pipeline, and
+    /// those are sent again in the next one. A broken connection throws.
+    public func pipelineEach(
+        _ statements: [(sql: String, parameters: [(any PostgresEncodable)?])]
+    ) throws -> [Result<PostgresResult, PostgresError>] {
+        guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
+        let names = try statements.map { try preparedName(for: $0.sql) }
+        let start = ContinuousClock.now
+        defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
+        var outcomes: [Result<PostgresResult, PostgresError>] = []
+        outcomes.reserveCapacity(statements.count)
+        while outcomes.count < statements.count {
+            let first = outcomes.count
+            guard PQenterPipelineMode(handle) == 1 else {
+                throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
+            }
+            for position in first..<statements.count {
+                try send(statements[position].parameters, flushing: false) {
+                    PQsendQueryPrepared(handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
+                }
+            }
+            guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
+            try flush()
+            for _ in first..<statements.count {
+                var outcome: Result<PostgresResult, PostgresError>?
+                while let result = try nextResult() {
+                    defer { PQclear(result) }
+                    switch PQresultStatus(result) {
+                    case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                        outcome = outcome ?? .success(PostgresResult(copying: result))
+                    case PGRES_PIPELINE_ABORTED:
+                        break
+                    default:
+                        let error = error(from: result)
+                        if case .connectionLost = error { throw error }
+                        outcome = outcome ?? .failure(error)
+                    }
+                }
+                // Skipped after an earlier failure: the next round sends it again.
+                guard let outcome else { continue }
+                outcomes.append(outcome)
+            }
+            guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
+            let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+            PQclear(sync)
+            guard synced, PQexitPipelineMode(handle) == 1, outcomes.count > first else { throw lost(outcomeUnknown: true) }
+        }
+        return outcomes
     }
 }

@@ -148,11 +148,13 @@ public final class PostgresConnection {
 
     // MARK: Wire
 
-    /// Queues a message with the parameters as C strings and flushes it. Throws
+    /// Queues a message with the parameters as C strings and flushes it (unless `flushing` is false:
+    /// a pipeline flushes once, after its last message). Throws
     /// `.connectionLost(outcomeUnknown: false)` when libpq refused to queue it.
-    func send(_ parameters: [(any PostgresEncodable)?], _ submit: (UnsafePointer<UnsafePointer<CChar>?>?) -> Int32)
-        throws
-    {
+    func send(
+        _ parameters: [(any PostgresEncodable)?], flushing: Bool = true,
+        _ submit: (UnsafePointer<UnsafePointer<CChar>?>?) -> Int32
+    ) throws {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
         let queued = withCStrings(parameters.map { $0?.postgresText }) { submit($0) }
         guard queued == 1 else {
@@ -161,7 +163,7 @@ public final class PostgresConnection {
         }
         // From here on the server may receive it, even if flushing fails or times out.
         hasSentSinceCheckout = true
-        try flush()
+        if flushing { try flush() }
     }
 
     /// Waits for write space; reads meanwhile, as libpq asks, so a server blocked on writing its

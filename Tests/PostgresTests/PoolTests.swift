@@ -118,6 +118,24 @@ import Testing
         }
     }
 
+    @Test func pipelineEachFailsOnlyTheFailingStatement() async throws {
+        try await withPool { pool in
+            try await pool.withConnection { connection in
+                let outcomes = try connection.pipelineEach([
+                    ("SELECT 10 / $1::int AS n", [5]),
+                    ("SELECT 10 / $1::int AS n", [0]),
+                    ("SELECT 10 / $1::int AS n", [2]),
+                    ("SELECT 10 / $1::int AS n", [0]),
+                    ("SELECT 10 / $1::int AS n", [1]),
+                ])
+                let values = outcomes.map { outcome in (try? outcome.get()).map { try? $0.rows[0].int("n") } }
+                #expect(values == [2, nil, 5, nil, 10])
+                #expect(outcomes.filter { if case .failure = $0 { true } else { false } }.count == 2)
+                #expect(try connection.query("SELECT 1 AS n").rows[0].int("n") == 1, "the connection is usable")
+            }
+        }
+    }
+
     @Test func transactionsCommitOrRollBack() async throws {
         try await withPool { pool in
             try await pool.withConnection { try $0.execute("CREATE TABLE t (id int PRIMARY KEY)") }
