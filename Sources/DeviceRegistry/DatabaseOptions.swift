@@ -17,6 +17,12 @@ struct DatabaseOptions: ParsableArguments {
     )
     var dbWriteConnections: Int?
 
+    @Option(
+        help:
+            "Of the pool's connections, how many run batched reads (a user's devices) at once. (env: DB_READ_CONNECTIONS, default: 2)"
+    )
+    var dbReadConnections: Int?
+
     @Option(help: "Per-statement deadline in milliseconds. (env: DB_STATEMENT_TIMEOUT_MS, default: 1000)")
     var dbStatementTimeoutMs: Int?
 
@@ -46,6 +52,9 @@ struct DatabaseOptions: ParsableArguments {
             dbPoolSize, env: "DB_POOL_SIZE", default: 10, valid: { (1...500).contains($0) }, expected: "1–500")
         configuration.writeConnections = try Setting.resolve(
             dbWriteConnections, env: "DB_WRITE_CONNECTIONS", default: 1, valid: { (1...500).contains($0) },
+            expected: "1–500")
+        configuration.readConnections = try Setting.resolve(
+            dbReadConnections, env: "DB_READ_CONNECTIONS", default: 2, valid: { (1...500).contains($0) },
             expected: "1–500")
         configuration.statementTimeout = .milliseconds(
             try Setting.resolve(

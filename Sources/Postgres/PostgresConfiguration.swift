@@ -14,6 +14,8 @@ public struct PostgresConfiguration: Sendable {
     /// reads). Fewer means larger batches: on a small server one, whose batches share one WAL flush
     /// and one statement among the most writes, served the most.
     public var writeConnections = 1
+    /// How many connections run batched reads (a user's devices) at once; see `writeConnections`.
+    public var readConnections = 2
     /// How long a caller waits for a free connection before `.poolTimeout`.
     public var poolWaitTimeout: Duration = .milliseconds(500)
 

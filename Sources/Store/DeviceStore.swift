@@ -6,7 +6,8 @@ import RegistryCore
 /// Postgres errors other than the ones mapped here propagate as `PostgresError`.
 public struct DeviceStore: Sendable {
     let pool: PostgresPool
-    let committer: GroupCommitter
+    let writes: BatchQueue<WriteOperation, WriteOutcome>
+    let reads: BatchQueue<ReadBatcher.Statement, PostgresResult>
     /// Most devices one user may have; registering past it evicts the least recently seen.
     public let userDeviceCap: Int
 
@@ -15,14 +16,16 @@ public struct DeviceStore: Sendable {
     public init(pool: PostgresPool, userDeviceCap: Int = defaultUserDeviceCap) {
         self.pool = pool
         self.userDeviceCap = userDeviceCap
-        committer = GroupCommitter(pool: pool)
+        writes = GroupCommitter.make(pool: pool)
+        reads = ReadBatcher.make(
+            pool: pool, maxRunners: min(pool.configuration.readConnections, pool.configuration.poolSize))
     }
 
     /// Registers one token (see `register_device()` in the migrations for the race handling),
     /// sharing a transaction with other requests' writes when they arrive together (group commit).
     /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
     public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
-        try await committer.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
+        try await writes.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
     }
 
     /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
@@ -37,16 +40,16 @@ public struct DeviceStore: Sendable {
     public func devices(
         of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false
     ) async throws -> [Device] {
-        try await pool.withConnection { connection in
-            try connection.queryPrepared(
+        try await reads.submit(
+            (
                 """
                 SELECT \(DeviceColumns.list) FROM devices
                  WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
                    AND ($4::boolean OR disabled_at IS NULL)
                  ORDER BY last_seen_at DESC, id DESC
                 """, [user.value, type?.rawValue, provider?.value, includeDisabled]
-            ).rows.map(DeviceColumns.device)
-        }
+            )
+        ).rows.map(DeviceColumns.device)
     }
 
     /// The device holding `token`. Throws `.notFound`, or `.conflict` when the token exists under
@@ -73,7 +76,7 @@ public struct DeviceStore: Sendable {
     /// next user's phone. Returns whether a row was removed.
     @discardableResult
     public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
-        try await committer.submit(.unregister(user: user, token: token, provider: provider)).unregistered
+        try await writes.submit(.unregister(user: user, token: token, provider: provider)).unregistered
     }
 
     /// Logout everywhere / account deletion. Returns how many devices were removed.

@@ -134,7 +134,7 @@ struct GroupCommitTests {
         let (batchedOutcomes, batchedTable, batchSizes) = try await Self.withPool { pool in
             _ = await Self.runOneByOne(preload, on: pool)
             let sizes = BatchSizes()
-            let committer = GroupCommitter(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
+            let committer = GroupCommitter.make(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
             // Hold the one runner on a lock so that every operation queues behind it, in order.
             let blocker = try WriteOperation.register(
                 DeviceRegistration(

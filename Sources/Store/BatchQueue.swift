@@ -1,0 +1,78 @@
+import Synchronization
+
+/// Requests that arrive while every runner is busy wait in a queue; whenever a runner is free it
+/// takes everything waiting, up to `maxBatch`, and hands it to `perform` at once. No timer waits
+/// for a batch to fill, so at low load a request goes alone and its latency stays one round trip;
+/// under load the batches grow by themselves. Each request gets exactly its own outcome, and an
+/// error thrown by `perform` (a lost connection, say) is every request's outcome.
+///
+/// Group commit (`GroupCommitter`) and read batching (`ReadBatcher`) are the two uses.
+final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
+    typealias Perform = @Sendable ([Item]) async throws -> [Result<Outcome, any Error>]
+
+    private struct Waiting {
+        let item: Item
+        let continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct State {
+        var queue: [Waiting] = []
+        var head = 0
+        var runners = 0
+
+        mutating func take(_ limit: Int) -> [Waiting] {
+            let end = min(queue.count, head + limit)
+            let batch = Array(queue[head..<end])
+            head = end
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return batch
+        }
+    }
+
+    let maxBatch: Int
+    let maxRunners: Int
+    private let recordBatchSize: @Sendable (Int) -> Void
+    /// Returns one outcome per item, in order.
+    private let perform: Perform
+    private let state = Mutex(State())
+
+    init(maxBatch: Int, maxRunners: Int, recordBatchSize: @escaping @Sendable (Int) -> Void, perform: @escaping Perform) {
+        self.maxBatch = maxBatch
+        self.maxRunners = max(1, maxRunners)
+        self.recordBatchSize = recordBatchSize
+        self.perform = perform
+    }
+
+    func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startRunner = state.withLock { state in
+                state.queue.append(Waiting(item: item, continuation: continuation))
+                guard state.runners < maxRunners else { return false }
+                state.runners += 1
+                return true
+            }
+            if startRunner { Task { await drain() } }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let batch = state.withLock { state in
+                let batch = state.take(maxBatch)
+                if batch.isEmpty { state.runners -= 1 }
+                return batch
+            }
+            if batch.isEmpty { return }
+            recordBatchSize(batch.count)
+            do {
+                let outcomes = try await perform(batch.map(\.item))
+                for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(with: outcome) }
+            } catch {
+                for waiting in batch { waiting.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}
