@@ -1,14 +1,15 @@
-/// A cursor over ASCII text for the timestamp parser.
+/// A cursor over ASCII text for the timestamp parser, on bytes lent by `String.withUTF8`: a
+/// listing parses three timestamps per device, so no copy of them is made.
 struct DigitScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var isAtEnd: Bool { index == bytes.count }
 
-    mutating func skip(_ character: Character) -> Bool {
-        guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else { return false }
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
         index += 1
         return true
     }
@@ -17,7 +18,7 @@ struct DigitScanner {
     mutating func number(digits: Int) -> Int? {
         guard index + digits <= bytes.count else { return nil }
         var value = 0
-        for byte in bytes[index..<index + digits] {
+        for byte in UnsafeBufferPointer(rebasing: bytes[index..<index + digits]) {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
             value = value * 10 + Int(byte - UInt8(ascii: "0"))
         }

@@ -21,7 +21,12 @@ enum PostgresTimestamp {
     /// Reads the server's ISO output (`2024-05-06 07:08:09.123456+00`, fraction and offset minutes
     /// optional) and RFC 3339 (`T`, `Z`). Returns nil for anything else, `infinity` included.
     static func parse(_ text: String) -> Date? {
-        var scanner = DigitScanner(text)
+        var text = text
+        return text.withUTF8 { parse(DigitScanner($0)) }
+    }
+
+    private static func parse(_ scanner: DigitScanner) -> Date? {
+        var scanner = scanner
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
             let month = scanner.number(digits: 2), scanner.skip("-"),
             let day = scanner.number(digits: 2), scanner.skip(" ") || scanner.skip("T"),
