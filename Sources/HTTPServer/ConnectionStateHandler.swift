@@ -41,7 +41,12 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var quiescing = false
     private var closeAfterResponse = false
     private var closing = false
-    private var timer: (kind: TimeoutKind, task: Scheduled<Void>)?
+    /// The timeout in force, and when it expires.
+    private var deadline: (kind: TimeoutKind, at: NIODeadline)?
+    /// The one scheduled wake-up, never later than `deadline`. A deadline that moves later leaves
+    /// it alone (on waking it sleeps again for the rest); only an earlier one replaces it. Replacing
+    /// it for every request part (three times per request) cost a twentieth of a request's CPU.
+    private var wakeUp: (at: NIODeadline, task: Scheduled<Void>)?
     /// A header/body timeout that fired while reading was paused; re-armed on the next read.
     private var deferredTimeout: TimeoutKind?
 
@@ -62,7 +67,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        cancelTimer()
+        stopTimers()
         context.fireChannelInactive()
     }
 
@@ -88,7 +93,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .body:
             arm(.bodyRead, context: context)
         case .end:
-            if timer?.kind == .bodyRead { cancelTimer() }
+            if deadline?.kind == .bodyRead { cancelTimer() }
         }
         context.fireChannelRead(data)
     }
@@ -133,26 +138,46 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private func arm(_ kind: TimeoutKind, context: ChannelHandlerContext) {
-        cancelTimer()
         let amount: TimeAmount
         switch kind {
         case .idle: amount = quiescing ? min(timeouts.idle, timeouts.quiescedIdle) : timeouts.idle
         case .headerRead: amount = timeouts.headerRead
         case .bodyRead: amount = timeouts.bodyRead
         }
-        let task = context.eventLoop.assumeIsolated().scheduleTask(in: amount) {
-            self.timerFired(kind, context: context)
-        }
-        timer = (kind, task)
+        deadline = (kind, context.eventLoop.now + amount)
+        scheduleWakeUp(context: context)
     }
 
     private func cancelTimer() {
-        timer?.task.cancel()
-        timer = nil
+        deadline = nil
+    }
+
+    /// For a connection that is done: the pending wake-up would hold it until it fires.
+    private func stopTimers() {
+        deadline = nil
+        wakeUp?.task.cancel()
+        wakeUp = nil
+    }
+
+    private func scheduleWakeUp(context: ChannelHandlerContext) {
+        guard let deadline else { return }
+        if let wakeUp, wakeUp.at <= deadline.at { return }
+        wakeUp?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline.at) {
+            self.wokeUp(context: context)
+        }
+        wakeUp = (deadline.at, task)
+    }
+
+    private func wokeUp(context: ChannelHandlerContext) {
+        wakeUp = nil
+        guard let deadline else { return }
+        guard context.eventLoop.now >= deadline.at else { return scheduleWakeUp(context: context) }
+        self.deadline = nil
+        timerFired(deadline.kind, context: context)
     }
 
     private func timerFired(_ kind: TimeoutKind, context: ChannelHandlerContext) {
-        timer = nil
         if kind != .idle && !readOutstanding {
             deferredTimeout = kind
             return
@@ -175,7 +200,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func close(context: ChannelHandlerContext) {
         guard !closing else { return }
         closing = true
-        cancelTimer()
+        stopTimers()
         context.close(promise: nil)
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a route accepts as a request body; decides the 415 check and buffering.
 public enum RouteBody: Sendable {
     /// No body expected; one that arrives anyway is read (within the limit) and handed over.
@@ -31,8 +29,13 @@ public enum RouteBody: Sendable {
     }
 
     /// `Application/JSON; charset=utf-8` → `application/json`.
+    /// Optional whitespace is spaces and tabs only (RFC 9110 OWS).
     static func mediaType(_ headerValue: String) -> String {
-        let bare = headerValue.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return bare.trimmingCharacters(in: .whitespaces).lowercased()
+        var bytes = headerValue.utf8[...]
+        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while let first = bytes.first, isWhitespace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, isWhitespace(last) { bytes = bytes.dropLast() }
+        return Substring(bytes).lowercased()
     }
 }

@@ -1,6 +1,7 @@
-import HTTPServer
 import NIOHTTP1
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct RouterTests {
     private func router() -> Router {
@@ -95,5 +96,20 @@ import Testing
         #expect(operations.count == 6)
         #expect(operations.contains("POST /v1/devices/batch"))
         #expect(operations.contains("DELETE /v1/users/{user_id}/devices/{token}"))
+    }
+}
+
+@Suite struct RouteBodyTests {
+    @Test func mediaTypeDropsParametersOptionalWhitespaceAndCase() {
+        #expect(RouteBody.mediaType(" Application/JSON ; charset=utf-8") == "application/json")
+        #expect(RouteBody.mediaType("\tapplication/problem+json\t") == "application/problem+json")
+        #expect(RouteBody.mediaType("text/plain") == "text/plain")
+        #expect(RouteBody.mediaType(";charset=utf-8") == "")
+    }
+
+    @Test func jsonRoutesTakeJSONAndPlusJSONOnly() {
+        #expect(RouteBody.json.accepts(contentType: "application/json; charset=utf-8"))
+        #expect(RouteBody.json.accepts(contentType: "Application/Merge-Patch+JSON"))
+        #expect(!RouteBody.json.accepts(contentType: "text/json") && !RouteBody.json.accepts(contentType: nil))
     }
 }
