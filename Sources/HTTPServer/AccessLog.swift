@@ -22,17 +22,20 @@ struct AccessLog: Sendable {
         let duration = start.duration(to: .now)
         let methodName = method?.rawValue ?? "UNKNOWN"
         let status = response.status.code
-        var metadata: Logger.Metadata = [
-            "request_id": .string(requestID),
-            "method": .string(methodName),
-            "route": .string(route),
-            "status": .stringConvertible(status),
-            "duration_ms": .string(Self.milliseconds(duration)),
-        ]
-        for (key, value) in response.logMetadata where metadata[key] == nil {
-            metadata[key] = .string(value)
+        // The metadata costs more than the check: build it only when the line is written.
+        if logger.logLevel <= .info {
+            var metadata: Logger.Metadata = [
+                "request_id": .string(requestID),
+                "method": .string(methodName),
+                "route": .string(route),
+                "status": .stringConvertible(status),
+                "duration_ms": .string(Self.milliseconds(duration)),
+            ]
+            for (key, value) in response.logMetadata where metadata[key] == nil {
+                metadata[key] = .string(value)
+            }
+            logger.info("request", metadata: metadata)
         }
-        logger.info("request", metadata: metadata)
 
         let factory = metricsFactory ?? MetricsSystem.factory
         Counter(
