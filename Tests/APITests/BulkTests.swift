@@ -89,6 +89,47 @@ struct BulkTests {
         }
     }
 
+    @Test func importAppliesATokenRepeatedAcrossBatchesInLineOrder() async throws {
+        try await withDeviceServer { server in
+            // The first batch starts with a token whose row another transaction holds for a while;
+            // the second names the first one's new tokens again. Were it not made to wait, it
+            // would commit them first and the first batch would then overwrite them.
+            let held = Tokens.apns(99_999)
+            _ = try await server.register(user: "z", token: held)
+            let holder = Task {
+                try await server.pool.withConnection { connection in
+                    _ = try connection.query("BEGIN")
+                    _ = try connection.query("SELECT 1 FROM devices WHERE token = $1 FOR UPDATE", [held])
+                    Thread.sleep(forTimeInterval: 0.6)
+                    _ = try connection.query("COMMIT")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            // Then 2,000 new tokens: batches that share none and may commit side by side.
+            let records =
+                [("z2", held)] + (0..<999).map { ("a\($0)", Tokens.apns($0)) }
+                + (0..<999).reversed().map { ("b\($0)", Tokens.apns($0)) }
+                + (0..<2000).map { ("f\($0)", Tokens.apns(10_000 + $0)) }
+            let body = try records.map { user, token in
+                String(decoding: try JSONSerialization.data(withJSONObject: Self.registration(user, token)), as: UTF8.self)
+            }.joined(separator: "\n")
+            let response = try await server.request(
+                "POST", "/v1/devices/import", body: body, contentType: "application/x-ndjson")
+            try await holder.value
+            #expect(response.status == 200)
+            let results = response.body.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(results.map { $0["line"] as? Int } == Array(1...records.count))
+            #expect(results.allSatisfy { [200, 201].contains($0["status"] as? Int) })
+            var lastOwner: [String: String] = [:]
+            for (user, token) in records { lastOwner[token] = user }
+            let rows = try await server.deviceRows()
+            #expect(rows.count == lastOwner.count)
+            #expect(rows.allSatisfy { lastOwner[$0.token] == $0.user })
+        }
+    }
+
     @Test func exportStreamsEveryDeviceAndImportsBackIntoAnotherRegistry() async throws {
         let exported = try await withDeviceServer { server in
             for start in stride(from: 0, to: 2_345, by: 500) {

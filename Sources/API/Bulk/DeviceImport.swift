@@ -10,10 +10,13 @@ import Store
 /// rotation or the per-user cap). The per-line results go to a temporary file (so memory stays flat for a
 /// million lines) and are streamed back once the body is consumed: `{"line", "status", "result"}`
 /// or `{"line", "status", "error"}`, in line order; blank lines get no result. If the database
-/// fails midway the request fails with 503; lines before it are committed and a rerun is
-/// harmless, since registering is idempotent.
+/// fails midway the request fails with 503; lines before it are committed (and perhaps those of
+/// the batch running beside it), and a rerun is harmless, since registering is idempotent.
 struct DeviceImport: Sendable {
     static let batchSize = 1000
+    /// Batches committing at once, on connections of their own: PostgreSQL's insert work is most
+    /// of an import's cost, and one backend uses one core.
+    static let parallelBatches = 2
     static let maxLineBytes = 64 * 1024
 
     let devices: DeviceStore
@@ -22,29 +25,39 @@ struct DeviceImport: Sendable {
 
     func run(_ body: RequestBodyStream) async throws -> HTTPResponse {
         let results = try ResultFile()
-        // One chunk is written while the next is read and parsed; chunks still commit (and their
-        // results land) one after another, in line order.
-        var writing: Task<Void, any Error>?
+        // Batches are read and parsed while earlier ones commit. Their results land in line order,
+        // and a batch naming a token that a running batch names waits for it to commit first, so
+        // a repeated token is applied in line order.
+        var running: [(tokens: Set<String>, lines: Task<ByteBuffer, any Error>)] = []
         do {
             var window: [Item] = []
             var lines = LineSplitter(maxLineBytes: Self.maxLineBytes)
+            func start(_ window: [Item]) async throws {
+                let tokens = Set(window.compactMap { try? $0.item.get().token.value })
+                while let first = running.first,
+                    running.count >= Self.parallelBatches || running.contains(where: { !$0.tokens.isDisjoint(with: tokens) })
+                {
+                    running.removeFirst()
+                    try results.append(try await first.lines.value)
+                }
+                running.append((tokens, Task { [self] in try await importBatch(window) }))
+            }
             for try await chunk in body {
                 for line in lines.feed(chunk) {
                     window.append(Self.parse(line))
                     guard window.count >= Self.batchSize else { continue }
-                    try await writing?.value
-                    writing = Task { [self, window] in try await flush(window, into: results) }
+                    try await start(window)
                     window.removeAll(keepingCapacity: true)
                 }
             }
-            for line in lines.finish() { window.append(Self.parse(line)) }
-            try await writing?.value
-            try await flush(window, into: results)
+            window += lines.finish().map(Self.parse)
+            if !window.isEmpty { try await start(window) }
+            for batch in running { try results.append(try await batch.lines.value) }
             return HTTPResponse(
                 status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(try results.stream()))
         } catch {
-            writing?.cancel()
-            _ = try? await writing?.value
+            for batch in running { batch.lines.cancel() }
+            for batch in running { _ = try? await batch.lines.value }
             results.discard()
             throw error
         }
@@ -82,7 +95,8 @@ struct DeviceImport: Sendable {
         return .object(fields.filter { !serverFields.contains($0.key) })
     }
 
-    private func flush(_ window: [Item], into results: ResultFile) async throws {
+    /// Imports one batch; returns its result lines.
+    private func importBatch(_ window: [Item]) async throws -> ByteBuffer {
         let valid = window.compactMap { try? $0.item.get() }
         var outcomes = try await devices.importBatch(valid).makeIterator()
         var lines = ByteBuffer()
@@ -103,7 +117,7 @@ struct DeviceImport: Sendable {
                 }
             }
         }
-        try results.append(lines)
+        return lines
     }
 
     struct ResultLine: Encodable {
