@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "RegistryCore", swiftSettings: swiftSettings),
         .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(
@@ -68,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto",
+                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,6 @@
 import API
 import ArgumentParser
+import CMalloc
 import Foundation
 import HTTPServer
 import Logging
@@ -54,6 +55,13 @@ struct ServeCommand: AsyncParsableCommand {
     var openapiPath: String?
 
     func run() async throws {
+        // glibc gives threads that allocate at once arenas of their own and keeps what is freed in
+        // them: with the event loops and a thread per pool connection, one 1,000-item batch left
+        // about 20 MiB resident. Two arenas keep the peak near 45 MiB at no measurable cost. An
+        // operator's own MALLOC_ARENA_MAX wins.
+        #if os(Linux)
+            if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { mallopt(M_ARENA_MAX, 2) }
+        #endif
         let logger = try logging.bootstrap()
         let serverConfiguration = try http.configuration()
         var apiConfiguration = RegistryAPI.Configuration()
