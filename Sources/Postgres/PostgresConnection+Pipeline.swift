@@ -15,49 +15,51 @@ extension PostgresConnection {
         // own): a statement parsed and planned on every batch cost about a seventh of the
         // server's CPU per registration under group commit.
         let names = try statements.map { try preparedName(for: $0.sql) }
-        guard PQenterPipelineMode(handle) == 1 else {
-            throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
-        }
-        let start = ContinuousClock.now
-        defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
-        let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
-            [("BEGIN", [])] + statements + [("COMMIT", [])]
-        try send([], flushing: false) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
-        for (statement, name) in zip(statements, names) {
-            try send(statement.parameters, flushing: false) {
-                PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), $0, nil, nil, 0)
+        return try withPipelineCleanup {
+            guard PQenterPipelineMode(handle) == 1 else {
+                throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
             }
-        }
-        try send([], flushing: false) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
-        guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
-        try flush()
-
-        var results: [PostgresResult] = []
-        var failure: PipelineFailure?
-        for position in all.indices {
-            while let result = try nextResult() {
-                defer { PQclear(result) }
-                switch PQresultStatus(result) {
-                case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                    if position > 0 && position <= statements.count { results.append(PostgresResult(copying: result)) }
-                case PGRES_PIPELINE_ABORTED:
-                    break
-                default:
-                    let error = error(from: result)
-                    if case .connectionLost = error { throw error }
-                    if failure == nil { failure = PipelineFailure(index: max(0, position - 1), error: error) }
+            let start = ContinuousClock.now
+            defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
+            let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
+                [("BEGIN", [])] + statements + [("COMMIT", [])]
+            try send([], flushing: false) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
+            for (statement, name) in zip(statements, names) {
+                try send(statement.parameters, flushing: false) {
+                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), $0, nil, nil, 0)
                 }
             }
+            try send([], flushing: false) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
+            guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
+            try flush()
+
+            var results: [PostgresResult] = []
+            var failure: PipelineFailure?
+            for position in all.indices {
+                while let result = try nextResult() {
+                    defer { PQclear(result) }
+                    switch PQresultStatus(result) {
+                    case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                        if position > 0 && position <= statements.count { results.append(PostgresResult(copying: result)) }
+                    case PGRES_PIPELINE_ABORTED:
+                        break
+                    default:
+                        let error = error(from: result)
+                        if case .connectionLost = error { throw error }
+                        if failure == nil { failure = PipelineFailure(index: max(0, position - 1), error: error) }
+                    }
+                }
+            }
+            guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
+            let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+            PQclear(sync)
+            guard synced, PQexitPipelineMode(handle) == 1 else { throw lost(outcomeUnknown: true) }
+            if let failure {
+                rollBackIfNeeded()
+                throw failure
+            }
+            return results
         }
-        guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
-        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
-        PQclear(sync)
-        guard synced, PQexitPipelineMode(handle) == 1 else { throw lost(outcomeUnknown: true) }
-        if let failure {
-            rollBackIfNeeded()
-            throw failure
-        }
-        return results
     }
 
     /// Runs independent statements (reads) in one round trip, each as if it ran alone: returns one
@@ -71,44 +73,58 @@ extension PostgresConnection {
         let names = try statements.map { try preparedName(for: $0.sql) }
         let start = ContinuousClock.now
         defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
-        var outcomes: [Result<PostgresResult, PostgresError>] = []
-        outcomes.reserveCapacity(statements.count)
-        while outcomes.count < statements.count {
-            let first = outcomes.count
-            guard PQenterPipelineMode(handle) == 1 else {
-                throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
-            }
-            for position in first..<statements.count {
-                try send(statements[position].parameters, flushing: false) {
-                    PQsendQueryPrepared(handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
+        return try withPipelineCleanup {
+            var outcomes: [Result<PostgresResult, PostgresError>] = []
+            outcomes.reserveCapacity(statements.count)
+            while outcomes.count < statements.count {
+                let first = outcomes.count
+                guard PQenterPipelineMode(handle) == 1 else {
+                    throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
                 }
-            }
-            guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
-            try flush()
-            for _ in first..<statements.count {
-                var outcome: Result<PostgresResult, PostgresError>?
-                while let result = try nextResult() {
-                    defer { PQclear(result) }
-                    switch PQresultStatus(result) {
-                    case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                        outcome = outcome ?? .success(PostgresResult(copying: result))
-                    case PGRES_PIPELINE_ABORTED:
-                        break
-                    default:
-                        let error = error(from: result)
-                        if case .connectionLost = error { throw error }
-                        outcome = outcome ?? .failure(error)
+                for position in first..<statements.count {
+                    try send(statements[position].parameters, flushing: false) {
+                        PQsendQueryPrepared(handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
                     }
                 }
-                // Skipped after an earlier failure: the next round sends it again.
-                guard let outcome else { continue }
-                outcomes.append(outcome)
+                guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
+                try flush()
+                for _ in first..<statements.count {
+                    var outcome: Result<PostgresResult, PostgresError>?
+                    while let result = try nextResult() {
+                        defer { PQclear(result) }
+                        switch PQresultStatus(result) {
+                        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                            outcome = outcome ?? .success(PostgresResult(copying: result))
+                        case PGRES_PIPELINE_ABORTED:
+                            break
+                        default:
+                            let error = error(from: result)
+                            if case .connectionLost = error { throw error }
+                            outcome = outcome ?? .failure(error)
+                        }
+                    }
+                    // Skipped after an earlier failure: the next round sends it again.
+                    guard let outcome else { continue }
+                    outcomes.append(outcome)
+                }
+                guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
+                let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+                PQclear(sync)
+                guard synced, PQexitPipelineMode(handle) == 1, outcomes.count > first else { throw lost(outcomeUnknown: true) }
             }
-            guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
-            let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
-            PQclear(sync)
-            guard synced, PQexitPipelineMode(handle) == 1, outcomes.count > first else { throw lost(outcomeUnknown: true) }
+            return outcomes
         }
-        return outcomes
+    }
+
+    /// Runs `body`, which puts the connection in pipeline mode. An error thrown while it is still
+    /// in pipeline mode (a message libpq refused to queue, say) leaves messages unsent or replies
+    /// unread: the connection cannot be reused, so it is marked broken and replaced.
+    private func withPipelineCleanup<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { _ = lost(outcomeUnknown: true) }
+            throw error
+        }
     }
 }
