@@ -69,10 +69,18 @@ final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
             recordBatchSize(batch.count)
             do {
                 let outcomes = try await perform(batch.map(\.item))
+                guard outcomes.count == batch.count else {
+                    throw BatchQueueError.outcomeCount(expected: batch.count, got: outcomes.count)
+                }
                 for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(with: outcome) }
             } catch {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
             }
         }
     }
+}
+
+/// `perform` broke its promise of one outcome per item; nobody may be left waiting.
+enum BatchQueueError: Error {
+    case outcomeCount(expected: Int, got: Int)
 }
