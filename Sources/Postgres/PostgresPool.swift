@@ -89,10 +89,11 @@ public final class PostgresPool: Sendable {
         let id = state.withLock { $0.makeWaiterID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: PoolState.Waiter) in
-                let deadline = ContinuousClock.now + configuration.poolWaitTimeout
                 let (settled, startsWatch) = state.withLock { state -> (Result<PoolSlot, any Error>?, Bool) in
                     guard !state.isShutDown else { return (.failure(PostgresError.unavailable), false) }
                     if let slot = state.takeFree() { return (.success(slot), false) }
+                    // Taken under the lock, so the queue stays in deadline order.
+                    let deadline = ContinuousClock.now + configuration.poolWaitTimeout
                     return (nil, state.enqueue(waiter, id: id, deadline: deadline))
                 }
                 if let settled { return waiter.resume(with: settled) }
