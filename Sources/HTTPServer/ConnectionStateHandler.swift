@@ -67,6 +67,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        closing = true
         stopTimers()
         context.fireChannelInactive()
     }
@@ -138,6 +139,8 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private func arm(_ kind: TimeoutKind, context: ChannelHandlerContext) {
+        // A response can still be written after the peer left; nothing is left to time out.
+        guard !closing else { return }
         let amount: TimeAmount
         switch kind {
         case .idle: amount = quiescing ? min(timeouts.idle, timeouts.quiescedIdle) : timeouts.idle
