@@ -39,26 +39,32 @@ extension DeviceStore {
     }
 
     /// Deletes devices not seen since `cutoff`. No index covers `last_seen_at` (so that a
-    /// re-registration is a HOT update), so the prune walks the ids up to today's highest in
-    /// windows of `batchSize`: each window is one short transaction that never holds long locks
-    /// against registrations, and rows locked by one are skipped (they are being seen again).
-    /// Returns how many were deleted.
+    /// re-registration is a HOT update), so the prune walks the table in id order, `batchSize`
+    /// rows at a time: each window is one short transaction that never holds long locks against
+    /// registrations, and rows locked meanwhile are skipped (they are being seen again). Returns
+    /// how many were deleted.
     public func prune(notSeenSince cutoff: Date, batchSize: Int = 1000) async throws -> Int {
-        let highestID = try await pool.withConnection { connection in
-            try connection.queryPrepared("SELECT coalesce(max(id), 0) AS id FROM devices").rows[0].int("id")
-        }
+        precondition(batchSize > 0, "a prune window holds at least one row")
         var total = 0
-        for windowStart in stride(from: 0, to: highestID, by: batchSize) {
-            total += try await pool.withConnection { connection in
+        var after = 0
+        while true {
+            let row = try await pool.withConnection { [after] connection in
                 try connection.queryPrepared(
                     """
-                    DELETE FROM devices WHERE id = ANY (ARRAY(
-                        SELECT id FROM devices WHERE id > $1 AND id <= $2 AND last_seen_at < $3
-                        FOR UPDATE SKIP LOCKED))
-                    """, [windowStart, windowStart + batchSize, cutoff]
-                ).affectedRows
+                    WITH span AS (SELECT id FROM devices WHERE id > $1 ORDER BY id LIMIT $2),
+                    deleted AS (
+                        DELETE FROM devices WHERE id = ANY (ARRAY(
+                            SELECT id FROM devices
+                             WHERE id = ANY (ARRAY(SELECT id FROM span)) AND last_seen_at < $3
+                            FOR UPDATE SKIP LOCKED))
+                        RETURNING 1)
+                    SELECT (SELECT max(id) FROM span) AS span_end, (SELECT count(*) FROM deleted)::int AS deleted
+                    """, [after, batchSize, cutoff]
+                ).rows[0]
             }
+            total += try row.int("deleted")
+            guard let end = row["span_end"].flatMap({ Int($0) }) else { return total }
+            after = end
         }
-        return total
     }
 }
