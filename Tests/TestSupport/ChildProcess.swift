@@ -24,6 +24,9 @@ final class ChildProcess: Sendable {
     let pid: pid_t
     /// The raw `waitpid` status once the child has been reaped.
     private let reaped = Mutex<Int32?>(nil)
+    /// Held while spawning and while making pipes: a child spawned between `pipe()` and marking
+    /// its ends close-on-exec would inherit them and keep the pipe open.
+    private static let spawning = Mutex(())
 
     /// Starts `argv[0]` (looked up in PATH) with `environment`, or ours when nil. Standard error is
     /// standard output when `stderr` is nil.
@@ -40,10 +43,24 @@ final class ChildProcess: Sendable {
         let arguments = CStringArray(argv)
         let variables = environment.map { CStringArray($0.map { "\($0.key)=\($0.value)" }) }
         defer { arguments.free(); variables?.free() }
+        // As a fresh process would start: no blocked signals, none ignored (as Foundation's
+        // Process does; our threads may block some).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var pid = pid_t()
-        let spawned =
-            variables.map { posix_spawnp(&pid, argv[0], &actions, nil, arguments.pointers, $0.pointers) }
-            ?? posix_spawnp(&pid, argv[0], &actions, nil, arguments.pointers, environ)
+        let spawned = Self.spawning.withLock { _ in
+            variables.map { posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, $0.pointers) }
+                ?? posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, environ)
+        }
         guard spawned == 0 else {
             throw TestSupportError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))")
         }
@@ -54,19 +71,36 @@ final class ChildProcess: Sendable {
     var exitCode: Int32? { reap(blocking: false) }
 
     /// Blocks until the child exits; returns what `exitCode` would.
-    func waitForExit() -> Int32 { reap(blocking: true)! }
+    func waitForExit() -> Int32 {
+        while true {
+            if let code = reap(blocking: true) { return code }
+            usleep(1000)  // another thread reaped it and is about to record the status
+        }
+    }
 
     func signal(_ signal: Int32) { if exitCode == nil { kill(pid, signal) } }
 
+    /// A pipe whose ends no child inherits unless it is given one (`Stream.descriptor`).
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        try spawning.withLock { _ in
+            var descriptors: [Int32] = [0, 0]
+            guard pipe(&descriptors) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
+            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            return (descriptors[0], descriptors[1])
+        }
+    }
+
+    /// The wait happens outside the lock, so a blocking one never holds up `exitCode` or `signal`.
     private func reap(blocking: Bool) -> Int32? {
-        let status = reaped.withLock { reaped -> Int32? in
-            if reaped == nil {
-                var status: Int32 = 0
-                var result: pid_t
-                repeat { result = waitpid(pid, &status, blocking ? 0 : WNOHANG) } while result == -1 && errno == EINTR
-                if result == pid { reaped = status }
+        var status = reaped.withLock { $0 }
+        if status == nil {
+            var raw: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &raw, blocking ? 0 : WNOHANG) } while result == -1 && errno == EINTR
+            status = reaped.withLock { reaped in
+                if result == pid { reaped = raw }
+                return reaped
             }
-            return reaped
         }
         // WIFEXITED / WEXITSTATUS are macros Swift does not import.
         return status.map { $0 & 0x7f == 0 ? ($0 >> 8) & 0xff : 128 + ($0 & 0x7f) }

@@ -15,8 +15,12 @@ public final class RegistryProcess: Sendable {
 
     /// Starts `device-registry arguments…` with `environment` added to a minimal one.
     public init(_ arguments: [String], environment: [String: String]) throws {
-        let out = try Self.makePipe()
-        let err = try Self.makePipe()
+        let out = try ChildProcess.makePipe()
+        let err: (read: Int32, write: Int32)
+        do { err = try ChildProcess.makePipe() } catch {
+            for descriptor in [out.read, out.write] { close(descriptor) }
+            throw error
+        }
         defer { close(out.write); close(err.write) }
         do {
             child = try ChildProcess(
@@ -30,14 +34,6 @@ public final class RegistryProcess: Sendable {
         }
         capture(out.read, into: .stdout)
         capture(err.read, into: .stderr)
-    }
-
-    private static func makePipe() throws -> (read: Int32, write: Int32) {
-        var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
-        // Not inherited by other children; the spawned one gets its copy through dup2.
-        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        return (descriptors[0], descriptors[1])
     }
 
     /// A plain thread per pipe, reading until end of file, then closing it.
