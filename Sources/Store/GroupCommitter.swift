@@ -19,7 +19,7 @@ enum GroupCommitter {
         BatchQueue(
             maxBatch: maxBatch,
             maxRunners: maxRunners ?? min(pool.configuration.writeConnections, pool.configuration.poolSize),
-            recordBatchSize: recordBatchSize
+            maxWait: pool.configuration.poolWaitTimeout, recordBatchSize: recordBatchSize
         ) { operations in
             try await pool.withConnection { connection in try WriteOperation.runTogether(operations, on: connection) }
         }

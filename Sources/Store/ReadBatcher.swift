@@ -12,7 +12,10 @@ enum ReadBatcher {
         pool: PostgresPool, maxBatch: Int = 64, maxRunners: Int,
         recordBatchSize: @escaping @Sendable (Int) -> Void = { Recorder(label: "db_read_batch_size").record($0) }
     ) -> BatchQueue<Statement, PostgresResult> {
-        BatchQueue(maxBatch: maxBatch, maxRunners: maxRunners, recordBatchSize: recordBatchSize) { statements in
+        BatchQueue(
+            maxBatch: maxBatch, maxRunners: maxRunners, maxWait: pool.configuration.poolWaitTimeout,
+            recordBatchSize: recordBatchSize
+        ) { statements in
             try await pool.withConnection { connection in
                 try connection.pipelineEach(statements).map { $0.mapError { $0 as any Error } }
             }
