@@ -33,6 +33,12 @@ extension DeviceStore {
         }
     }
 
+    /// How many import batches may commit at once: two, on connections of their own, unless the
+    /// pool is too small to spare them beside the group-commit writer.
+    public var importParallelism: Int {
+        max(1, min(2, pool.configuration.poolSize - pool.configuration.writeConnections))
+    }
+
     static let importSQL =
         "SELECT ord, result, previous_user_id FROM import_devices($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 

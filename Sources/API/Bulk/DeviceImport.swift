@@ -14,9 +14,6 @@ import Store
 /// the batch running beside it), and a rerun is harmless, since registering is idempotent.
 struct DeviceImport: Sendable {
     static let batchSize = 1000
-    /// Batches committing at once, on connections of their own: PostgreSQL's insert work is most
-    /// of an import's cost, and one backend uses one core.
-    static let parallelBatches = 2
     static let maxLineBytes = 64 * 1024
 
     let devices: DeviceStore
@@ -25,9 +22,10 @@ struct DeviceImport: Sendable {
 
     func run(_ body: RequestBodyStream) async throws -> HTTPResponse {
         let results = try ResultFile()
-        // Batches are read and parsed while earlier ones commit. Their results land in line order,
-        // and a batch naming a token that a running batch names waits for it to commit first, so
-        // a repeated token is applied in line order.
+        // Batches are read and parsed while earlier ones commit, up to `importParallelism` at once
+        // (PostgreSQL's insert work is most of an import, and one backend uses one core). Results
+        // land in line order, and a batch naming a token that a running batch names waits for it
+        // to commit first, so a repeated token is applied in line order.
         var running: [(tokens: Set<String>, lines: Task<ByteBuffer, any Error>)] = []
         do {
             var window: [Item] = []
@@ -35,7 +33,8 @@ struct DeviceImport: Sendable {
             func start(_ window: [Item]) async throws {
                 let tokens = Set(window.compactMap { try? $0.item.get().token.value })
                 while let first = running.first,
-                    running.count >= Self.parallelBatches || running.contains(where: { !$0.tokens.isDisjoint(with: tokens) })
+                    running.count >= devices.importParallelism
+                        || running.contains(where: { !$0.tokens.isDisjoint(with: tokens) })
                 {
                     running.removeFirst()
                     try results.append(try await first.lines.value)
