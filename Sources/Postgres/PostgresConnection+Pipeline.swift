@@ -8,7 +8,7 @@ extension PostgresConnection {
     ///
     /// Statements and replies should stay small (kilobytes); pipelines are for a few related writes.
     public func pipelineTransaction(
-        _ statements: [(sql: String, parameters: [(any PostgresEncodable)?])]
+        _ statements: [PostgresStatement]
     ) throws -> [PostgresResult] {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
         // Prepared once per connection, before pipeline mode (preparing is a round trip of its
@@ -21,7 +21,7 @@ extension PostgresConnection {
             }
             let start = ContinuousClock.now
             defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
-            let all: [(sql: String, parameters: [(any PostgresEncodable)?])] =
+            let all: [PostgresStatement] =
                 [("BEGIN", [])] + statements + [("COMMIT", [])]
             try send([], flushing: false) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
             for (statement, name) in zip(statements, names) {
@@ -67,7 +67,7 @@ extension PostgresConnection {
     /// one pipeline with one sync; when one fails, the server skips the rest of that pipeline, and
     /// those are sent again in the next one. A broken connection throws.
     public func pipelineEach(
-        _ statements: [(sql: String, parameters: [(any PostgresEncodable)?])]
+        _ statements: [PostgresStatement]
     ) throws -> [Result<PostgresResult, PostgresError>] {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
         let names = try statements.map { try preparedName(for: $0.sql) }

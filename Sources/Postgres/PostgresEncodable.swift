@@ -41,3 +41,6 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
 extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
     public var postgresText: String? { self?.postgresText ?? nil }
 }
+
+/// One statement with its `$n` parameters, as pipelines and batches take them.
+public typealias PostgresStatement = (sql: String, parameters: [(any PostgresEncodable)?])

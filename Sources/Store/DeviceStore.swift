@@ -7,7 +7,7 @@ import RegistryCore
 public struct DeviceStore: Sendable {
     let pool: PostgresPool
     let writes: BatchQueue<WriteOperation, WriteOutcome>
-    let reads: BatchQueue<ReadBatcher.Statement, PostgresResult>
+    let reads: BatchQueue<PostgresStatement, PostgresResult>
     /// Most devices one user may have; registering past it evicts the least recently seen.
     public let userDeviceCap: Int
 
@@ -17,8 +17,7 @@ public struct DeviceStore: Sendable {
         self.pool = pool
         self.userDeviceCap = userDeviceCap
         writes = GroupCommitter.make(pool: pool)
-        reads = ReadBatcher.make(
-            pool: pool, maxRunners: min(pool.configuration.readConnections, pool.configuration.poolSize))
+        reads = ReadBatcher.make(pool: pool)
     }
 
     /// Registers one token (see `register_device()` in the migrations for the race handling),

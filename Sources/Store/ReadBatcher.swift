@@ -6,14 +6,14 @@ import Postgres
 /// trip, two thread hand-offs and the server's per-message wake-ups for all but one read of a
 /// batch; at low load a read goes alone.
 enum ReadBatcher {
-    typealias Statement = (sql: String, parameters: [(any PostgresEncodable)?])
-
     static func make(
-        pool: PostgresPool, maxBatch: Int = 64, maxRunners: Int,
+        pool: PostgresPool, maxBatch: Int = 64, maxRunners: Int? = nil,
         recordBatchSize: @escaping @Sendable (Int) -> Void = { Recorder(label: "db_read_batch_size").record($0) }
-    ) -> BatchQueue<Statement, PostgresResult> {
+    ) -> BatchQueue<PostgresStatement, PostgresResult> {
         BatchQueue(
-            maxBatch: maxBatch, maxRunners: maxRunners, maxWait: pool.configuration.poolWaitTimeout,
+            maxBatch: maxBatch,
+            maxRunners: maxRunners ?? min(pool.configuration.readConnections, pool.configuration.poolSize),
+            maxWait: pool.configuration.poolWaitTimeout,
             recordBatchSize: recordBatchSize
         ) { statements in
             try await pool.withConnection { connection in

@@ -7,7 +7,7 @@ enum WriteOperation: Sendable {
     /// Logout of one device: only while the token belongs to `user`.
     case unregister(user: UserID, token: String, provider: ProviderName?)
 
-    var statement: (sql: String, parameters: [(any PostgresEncodable)?]) {
+    var statement: PostgresStatement {
         switch self {
         case .register(let registration, let cap):
             (RegisterStatement.sql, RegisterStatement.parameters(registration, userDeviceCap: cap))
@@ -105,7 +105,7 @@ enum WriteOperation: Sendable {
             }
         }
 
-        var statement: (sql: String, parameters: [(any PostgresEncodable)?]) {
+        var statement: PostgresStatement {
             switch self {
             case .registrations(let run, let cap):
                 (RegisterStatement.batchSQL, RegisterStatement.batchParameters(run, userDeviceCap: cap))
