@@ -12,6 +12,8 @@ extension CallEvent {
     /// with a "did you mean" when one is close.
     public static func parse(_ body: JSONValue, arrivedAt: Date) throws(ValidationErrors) -> CallEvent {
         var reader = FieldReader(body, known: fields)
+        // Not an object: one error says it all, rather than every required field too.
+        guard reader.errors.isEmpty else { throw ValidationErrors(reader.errors) }
         let id = reader.value("id", required: true, CallFieldRules.id)
         let type = reader.value("type", required: true) { raw, field throws(ValidationError) in
             try CallEventType(raw, field: field)
