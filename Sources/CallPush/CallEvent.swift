@@ -74,6 +74,12 @@ public struct CallEvent: Sendable, Hashable {
     /// `ringingAt` + `ttl`: from then on nothing is sent.
     public var expiresAt: Date { ringingAt.addingTimeInterval(ttl.timeInterval) }
 
+    /// Seconds left until `expiresAt` at `now`, never more than the ttl itself (a `ringingAt`
+    /// slightly ahead of our clock does not stretch it); zero or less once expired.
+    public func remaining(at now: Date) -> TimeInterval {
+        min(expiresAt.timeIntervalSince(now), ttl.timeInterval)
+    }
+
     /// At least one user, at most `maxUsers`, duplicates dropped (a user is never rung twice).
     static func checkUsers(_ userIDs: [UserID]) throws(ValidationError) -> [UserID] {
         var seen = Set<UserID>()

@@ -13,7 +13,7 @@ import RegistryCore
 /// - once `ringing_at` + ttl has passed, nothing is sent (`expired`): a late ring is worse than
 ///   none.
 public enum DeliveryRule {
-    /// `bundleID` is the APNs provider's topic; it must be given for `apns` and `voip` tokens.
+    /// `bundleID` is the APNs provider's topic; without it an APNs token is skipped.
     public static func decide(_ event: CallEvent, tokenType: TokenType, bundleID: String?, now: Date)
         -> DeliveryDecision
     {
@@ -28,13 +28,13 @@ public enum DeliveryRule {
         default:
             break
         }
-        let remaining = min(event.expiresAt.timeIntervalSince(now), event.ttl.timeInterval)
+        let remaining = event.remaining(at: now)
         guard remaining > 0 else {
             return .expired(reason: "ringing_at + ttl (\(RFC3339.format(event.expiresAt))) has passed")
         }
         switch tokenType {
         case .voip, .apns:
-            guard let bundleID else { preconditionFailure("an APNs token needs its provider's bundle id") }
+            guard let bundleID else { return .skipped(reason: "the APNs provider has no topic (bundle id)") }
             let voip = tokenType == .voip
             return .apns(
                 APNsPushPlan(

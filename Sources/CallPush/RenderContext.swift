@@ -9,10 +9,7 @@ struct RenderContext {
     let templates: NotificationTemplates
 
     /// Whole seconds left of the event's ttl, rounded up: Flexisip's `pn_ttl`.
-    var remainingSeconds: Int64 {
-        let remaining = min(event.expiresAt.timeIntervalSince(now), event.ttl.timeInterval)
-        return max(0, Int64(remaining.rounded(.up)))
-    }
+    var remainingSeconds: Int64 { max(0, Int64(event.remaining(at: now).rounded(.up))) }
 
     var caller: Caller { event.caller }
 }

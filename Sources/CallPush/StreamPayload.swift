@@ -3,14 +3,13 @@
 /// and as the FCM `data` map on Android.
 enum StreamPayload {
     static func render(_ kind: PushKind, _ context: RenderContext) -> PushPayload {
-        let fields = fields(context)
+        let (title, body) = context.templates.render(context.event, receiver: context.target.userID)
+        let fields = fields(context, title: title, body: body)
         let stream = PayloadJSON.object(fields.map { .init($0.key, .string($0.value)) })
         switch kind {
         case .voip:
             return .apns(["stream": stream])
         case .alert:
-            let title = fields.first { $0.key == "title" }!.value
-            let body = fields.first { $0.key == "body" }!.value
             return .apns([
                 "aps": [
                     "alert": ["title": .string(title), "body": .string(body)],
@@ -26,9 +25,8 @@ enum StreamPayload {
         }
     }
 
-    private static func fields(_ context: RenderContext) -> [FCMContent.Entry] {
+    private static func fields(_ context: RenderContext, title: String, body: String) -> [FCMContent.Entry] {
         let event = context.event
-        let (title, body) = context.templates.render(event, receiver: context.target.userID)
         return [
             .init("sender", "stream.video"),
             .init("type", event.type.rawValue),
