@@ -66,12 +66,7 @@ public struct CallDetails: Sendable, Hashable {
             try CallFieldRules.text(raw, field: field)
         }
         let hasVideo = reader.bool("has_video")
-        let startedAt = reader.value("started_at") { raw, field throws(ValidationError) in
-            guard let date = RFC3339.parse(raw) else {
-                throw ValidationError(field: field, message: "must be an RFC 3339 timestamp like 2026-04-10T14:30:00Z")
-            }
-            return date
-        }
+        let startedAt = reader.value("started_at", CallFieldRules.timestamp)
         var metadata: [String: JSONValue]?
         switch reader.raw("metadata") {
         case .object(let members)?:

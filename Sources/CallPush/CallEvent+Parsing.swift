@@ -23,9 +23,7 @@ extension CallEvent {
         let caller = reader.object("caller", known: Caller.fields, required: true, Caller.read)
         let toNumber = reader.value("to_number", PhoneNumber.init)
         let ringingAt = reader.value("ringing_at") { raw, field throws(ValidationError) in
-            guard let date = RFC3339.parse(raw) else {
-                throw ValidationError(field: field, message: "must be an RFC 3339 timestamp like 2026-04-10T14:30:00Z")
-            }
+            let date = try CallFieldRules.timestamp(raw, field: field)
             try checkRingingAt(date, arrivedAt: arrivedAt, field: field)
             return date
         }

@@ -1,3 +1,4 @@
+import Foundation
 import RegistryCore
 
 /// The checks shared by the text fields of a call event, each throwing an error that names the
@@ -35,6 +36,14 @@ enum CallFieldRules {
             throw ValidationError(field: field, message: "must be 1–64 letters, digits, '_' or '-' (e.g. default)")
         }
         return raw
+    }
+
+    /// An RFC 3339 timestamp (`2026-04-10T14:30:00Z`, any offset, optional fraction).
+    static func timestamp(_ raw: String, field: String) throws(ValidationError) -> Date {
+        guard let date = RFC3339.parse(raw) else {
+            throw ValidationError(field: field, message: "must be an RFC 3339 timestamp like 2026-04-10T14:30:00Z")
+        }
+        return date
     }
 
     /// An absolute `https://` or `http://` URL of at most 2048 bytes, without spaces.

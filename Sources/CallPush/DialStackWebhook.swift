@@ -65,9 +65,7 @@ public enum DialStackWebhook {
                 } ?? nil
             toNumber = data.value("to_number", Self.optionalNumber) ?? nil
             ringingAt = data.value("ringing_at") { raw, field throws(ValidationError) in
-                guard let date = RFC3339.parse(raw) else {
-                    throw ValidationError(field: field, message: "must be an RFC 3339 timestamp")
-                }
+                let date = try CallFieldRules.timestamp(raw, field: field)
                 try CallEvent.checkRingingAt(date, arrivedAt: arrivedAt, field: field)
                 return date
             }

@@ -1,3 +1,4 @@
+import Foundation
 import RegistryCore
 
 /// The React Native VoIP module's `incomingCall` event: nested under `incomingCall` in the VoIP
@@ -22,9 +23,7 @@ enum ReactNativePayload {
             .init("serverCallId", .string(event.call.id)),
             .init("hasVideo", .bool(event.call.hasVideo)),
         ]
-        if let startedAt = event.call.startedAt {
-            members.append(.init("startedAt", .string(RFC3339.format(startedAt))))
-        }
+        if let startedAt = event.call.startedAt { members.append(.init("startedAt", .string(milliseconds(startedAt)))) }
         let caller = event.caller
         let optional: [(String, String?)] = [
             ("displayName", caller.displayName), ("avatarUrl", caller.avatarURL),
@@ -38,5 +37,11 @@ enum ReactNativePayload {
             members.append(.init("metadata", PayloadJSON(sorting: .object(metadata))))
         }
         return .object(members)
+    }
+
+    /// RFC 3339 in milliseconds, as the module's own example writes it (`2026-01-15T19:42:11.000Z`):
+    /// a JavaScript `Date` reads exactly three fraction digits everywhere.
+    private static func milliseconds(_ date: Date) -> String {
+        RFC3339.format(date).prefix(23) + "Z"
     }
 }

@@ -11,7 +11,7 @@ import Testing
     static let incomingCall = Fixtures.compact(
         """
         {"eventId":"\(eventUUID)","serverCallId":"call_id_123","hasVideo":false,
-         "startedAt":"2026-04-10T14:30:00.000000Z",
+         "startedAt":"2026-04-10T14:30:00.000Z",
          "caller":{"id":"john_doe","displayName":"John Doe","avatarUrl":"https://example.com/john.png",
                    "phoneNumber":"+14155551234","email":"john@example.com"},
          "metadata":{"chatId":"abc-123"}}
@@ -53,5 +53,15 @@ import Testing
     @Test func aVideoCallSaysSo() throws {
         let event = try Fixtures.parse(Fixtures.fullBody.replacingOccurrences(of: "false", with: "true"))
         #expect(try Fixtures.render(.reactNative, event, Fixtures.iOSVoIP).contains(#""hasVideo":true"#))
+    }
+
+    @Test func startedAtHasMillisecondsLikeTheModulesExample() throws {
+        let event = try Fixtures.parse(
+            Fixtures.fullBody.replacingOccurrences(
+                of: #""started_at": "2026-04-10T14:30:00Z""#, with: #""started_at": "2026-01-15T21:42:11.123456+02:00""#
+            ))
+        #expect(
+            try Fixtures.render(.reactNative, event, Fixtures.iOSVoIP).contains(
+                #""startedAt":"2026-01-15T19:42:11.123Z""#))
     }
 }
