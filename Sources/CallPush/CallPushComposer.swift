@@ -15,12 +15,22 @@ public struct CallPushComposer: Sendable {
         self.sealer = sealer
     }
 
-    /// Throws only when sealing or compressing a SignalWire invite fails.
+    /// Throws only when sealing or compressing a SignalWire invite fails. A payload larger than
+    /// its push service takes is skipped here, with its size in the reason, rather than refused
+    /// by APNs or FCM later.
     public func compose(_ event: CallEvent, for target: PushTarget, now: Date) throws -> ComposedPush {
         let decision = DeliveryRule.decide(event, tokenType: target.tokenType, bundleID: target.bundleID, now: now)
         guard let kind = decision.kind else { return ComposedPush(decision: decision, payload: nil) }
         let context = RenderContext(event: event, target: target, now: now, templates: templates)
-        return ComposedPush(decision: decision, payload: try render(kind, context))
+        let payload = try render(kind, context)
+        let size = payload.bytes.count
+        guard size <= kind.maxPayloadBytes else {
+            let reason =
+                "the \(format.rawValue) payload is \(size) bytes; a \(kind.rawValue) push takes at most "
+                + "\(kind.maxPayloadBytes) (shorten the caller's fields or the call's metadata)"
+            return ComposedPush(decision: .skipped(reason: reason), payload: nil)
+        }
+        return ComposedPush(decision: decision, payload: payload)
     }
 
     private func render(_ kind: PushKind, _ context: RenderContext) throws -> PushPayload {

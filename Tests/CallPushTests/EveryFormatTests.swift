@@ -65,6 +65,27 @@ import Testing
         #expect(decision == .skipped(reason: "the APNs provider has no topic (bundle id)"))
     }
 
+    @Test func aPayloadTooLargeForItsServiceIsSkippedWithItsSize() throws {
+        let long = String(repeating: "é", count: 255)
+        let event = try Fixtures.parse(
+            Fixtures.fullBody.replacingOccurrences(of: "\"John Doe\"", with: "\"\(long)\"")
+                .replacingOccurrences(
+                    of: "https://example.com/john.png",
+                    with: "https://example.com/" + String(repeating: "a", count: 2000)
+                )
+                .replacingOccurrences(of: "abc-123", with: String(repeating: "m", count: 1900)))
+        let composed = try Fixtures.composer(.reactNative).compose(event, for: Fixtures.android, now: Fixtures.now)
+        guard case .skipped(let reason) = composed.decision else {
+            Issue.record("an oversized payload got \(composed.decision)")
+            return
+        }
+        #expect(composed.payload == nil)
+        #expect(reason.hasPrefix("the react-native payload is "))
+        #expect(reason.contains("a data push takes at most 4096"))
+        // The same event fits in the smaller Stream shape.
+        #expect(try Fixtures.composer(.stream).compose(event, for: Fixtures.android, now: Fixtures.now).payload != nil)
+    }
+
     private static func containsNull(_ value: JSONValue) -> Bool {
         switch value {
         case .null: true
