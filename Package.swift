@@ -27,8 +27,15 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "RegistryCore", swiftSettings: swiftSettings),
         .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        // Call events and the payloads phones parse, pure; SHA-1 (UUIDv5) straight from libcrypto.
+        .target(
+            name: "CallPush", dependencies: ["RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
@@ -88,6 +95,9 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CallPushTests", dependencies: ["CallPush", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [

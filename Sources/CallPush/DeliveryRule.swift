@@ -1,0 +1,47 @@
+import Foundation
+import RegistryCore
+
+/// Which token gets which push, the rule every seed document insists on:
+///
+/// - `call.ring`: a VoIP token gets a PushKit push (`apns-push-type: voip`, topic
+///   `<bundle>.voip`, priority 10, expiring at `ringing_at` + ttl); an FCM token gets a
+///   high-priority data message whose `android.ttl` is what is left of the ttl. A remote APNs
+///   token is not rung: iOS would show a silent banner for a call it cannot answer.
+/// - every other type: a remote APNs token gets an alert push, an FCM token a data message. A
+///   VoIP token gets nothing — iOS terminates an app that receives a VoIP push without reporting
+///   a call.
+/// - once `ringing_at` + ttl has passed, nothing is sent (`expired`): a late ring is worse than
+///   none.
+public enum DeliveryRule {
+    /// `bundleID` is the APNs provider's topic; without it an APNs token is skipped.
+    public static func decide(_ event: CallEvent, tokenType: TokenType, bundleID: String?, now: Date)
+        -> DeliveryDecision
+    {
+        switch (event.type.isRinging, tokenType) {
+        case (true, .apns):
+            return .skipped(
+                reason: "remote APNs tokens are not rung: a ring goes to the device's VoIP (PushKit) token")
+        case (false, .voip):
+            return .skipped(
+                reason: "a VoIP token only receives rings (iOS terminates an app that gets a VoIP push without "
+                    + "reporting a call); \(event.type.rawValue) goes to a remote APNs token")
+        default:
+            break
+        }
+        let remaining = event.remaining(at: now)
+        guard remaining > 0 else {
+            return .expired(reason: "ringing_at + ttl (\(RFC3339.format(event.expiresAt))) has passed")
+        }
+        switch tokenType {
+        case .voip, .apns:
+            guard let bundleID else { return .skipped(reason: "the APNs provider has no topic (bundle id)") }
+            let voip = tokenType == .voip
+            return .apns(
+                APNsPushPlan(
+                    pushType: voip ? .voip : .alert, topic: voip ? "\(bundleID).voip" : bundleID, priority: 10,
+                    expiration: Int64(event.expiresAt.timeIntervalSince1970.rounded(.down))))
+        case .fcm:
+            return .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: Int64((remaining * 1000).rounded(.down))))
+        }
+    }
+}

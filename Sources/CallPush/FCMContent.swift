@@ -1,0 +1,45 @@
+/// What an FCM message carries besides its token and `android` block: the `data` map (string
+/// values only, as FCM requires) and, for SignalWire alone, a notification body.
+public struct FCMContent: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public let key: String
+        public let value: String
+
+        public init(_ key: String, _ value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public let data: [Entry]
+    /// `notification.body`: SignalWire's SDK reads its payload there, as a JSON string.
+    public let notificationBody: String?
+
+    public init(data: [Entry], notificationBody: String? = nil) {
+        self.data = data
+        self.notificationBody = notificationBody
+    }
+
+    /// The shape the seed documents print: `{"data": {…}}`, or SignalWire's
+    /// `{"notification": {"body": "…"}, "data": {}}`.
+    public var json: PayloadJSON {
+        var members: [PayloadJSON.Member] = []
+        if let notificationBody { members.append(.init("notification", ["body": .string(notificationBody)])) }
+        members.append(.init("data", dataJSON))
+        return .object(members)
+    }
+
+    /// The FCM HTTP v1 request body: `{"message": {"token", "android": {"priority", "ttl"},
+    /// "notification"?, "data"}}`.
+    public func message(token: String, plan: FCMPushPlan) -> PayloadJSON {
+        var members: [PayloadJSON.Member] = [
+            .init("token", .string(token)),
+            .init("android", ["priority": .string(plan.priority), "ttl": .string(plan.ttl)]),
+        ]
+        if let notificationBody { members.append(.init("notification", ["body": .string(notificationBody)])) }
+        members.append(.init("data", dataJSON))
+        return ["message": .object(members)]
+    }
+
+    private var dataJSON: PayloadJSON { .object(data.map { .init($0.key, .string($0.value)) }) }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import RegistryCore
+import Testing
+
+@testable import CallPush
+
+@Suite struct DeliveryRuleTests {
+    enum Expected: Equatable {
+        case voip
+        case alert
+        case data
+        case skipped
+    }
+
+    /// The seeds' rule, every event type against every token type.
+    @Test(arguments: CallEventType.allCases)
+    func whichTokenGetsWhichPush(type: CallEventType) {
+        let table: [TokenType: Expected] =
+            type.isRinging
+            ? [.voip: .voip, .apns: .skipped, .fcm: .data] : [.voip: .skipped, .apns: .alert, .fcm: .data]
+        let event = Fixtures.event(type)
+        for (token, expected) in table {
+            let decision = DeliveryRule.decide(event, tokenType: token, bundleID: Fixtures.bundleID, now: Fixtures.now)
+            switch (decision, expected) {
+            case (.apns(let plan), .voip):
+                #expect(plan.pushType == .voip)
+            case (.apns(let plan), .alert):
+                #expect(plan.pushType == .alert)
+            case (.fcm, .data), (.skipped, .skipped):
+                break
+            default:
+                Issue.record("\(type.rawValue) to a \(token.rawValue) token: \(decision), expected \(expected)")
+            }
+        }
+    }
+
+    @Test func aRingToAVoIPTokenCarriesPushKitHeaders() {
+        let decision = DeliveryRule.decide(
+            Fixtures.event(.ring), tokenType: .voip, bundleID: Fixtures.bundleID, now: Fixtures.now)
+        let expiration = Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30
+        #expect(
+            decision
+                == .apns(
+                    APNsPushPlan(pushType: .voip, topic: "com.example.myapp.voip", priority: 10, expiration: expiration)
+                ))
+        #expect(decision.kind == .voip)
+    }
+
+    @Test func aNotificationToARemoteTokenIsAnAlertOnTheBundleTopic() {
+        let decision = DeliveryRule.decide(
+            Fixtures.event(.missed), tokenType: .apns, bundleID: Fixtures.bundleID, now: Fixtures.now)
+        let expiration = Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30
+        #expect(
+            decision
+                == .apns(
+                    APNsPushPlan(pushType: .alert, topic: "com.example.myapp", priority: 10, expiration: expiration)))
+    }
+
+    @Test func androidGetsWhatIsLeftOfTheTTL() {
+        let decide = { (elapsed: TimeInterval) in
+            DeliveryRule.decide(
+                Fixtures.event(.ring), tokenType: .fcm, bundleID: nil,
+                now: Fixtures.ringingAt.addingTimeInterval(elapsed))
+        }
+        #expect(decide(0) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000)))
+        #expect(decide(2) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 28_000)))
+        #expect(decide(29.75) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 250)))
+        // A ringing_at slightly ahead of our clock never stretches the ttl.
+        #expect(decide(-5) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000)))
+    }
+
+    @Test func fcmSpellsTheTTLAsADuration() {
+        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000).ttl == "30s")
+        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 29_250).ttl == "29.250s")
+        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 5).ttl == "0.005s")
+        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 0).ttl == "0s")
+    }
+
+    @Test func aRingWhoseTTLHasRunOutIsExpiredOnEveryToken() {
+        let event = Fixtures.event(.ring)
+        for token in [TokenType.voip, .fcm] {
+            for elapsed in [30.0, 31, 3600] {
+                let decision = DeliveryRule.decide(
+                    event, tokenType: token, bundleID: Fixtures.bundleID,
+                    now: Fixtures.ringingAt.addingTimeInterval(elapsed))
+                guard case .expired(let reason) = decision else {
+                    Issue.record("\(token) after \(elapsed) s: \(decision)")
+                    continue
+                }
+                #expect(reason.contains("has passed"))
+                #expect(decision.kind == nil)
+            }
+        }
+        let justInTime = DeliveryRule.decide(
+            event, tokenType: .voip, bundleID: Fixtures.bundleID, now: Fixtures.ringingAt.addingTimeInterval(29.9))
+        #expect(justInTime.kind == .voip)
+    }
+
+    @Test func aUserWithOnlyAVoIPTokenIsSkippedForANotificationAndToldWhy() {
+        let decision = DeliveryRule.decide(
+            Fixtures.event(.missed), tokenType: .voip, bundleID: Fixtures.bundleID, now: Fixtures.now)
+        guard case .skipped(let reason) = decision else {
+            Issue.record("a VoIP token got \(decision)")
+            return
+        }
+        #expect(reason.contains("VoIP token only receives rings"))
+        #expect(reason.contains("call.missed"))
+    }
+
+    @Test func skippingWinsOverExpiry() {
+        let late = Fixtures.ringingAt.addingTimeInterval(600)
+        let decision = DeliveryRule.decide(
+            Fixtures.event(.missed), tokenType: .voip, bundleID: Fixtures.bundleID, now: late)
+        guard case .skipped = decision else {
+            Issue.record("expected skipped, got \(decision)")
+            return
+        }
+    }
+
+    @Test func theComposerRendersNothingWhenNothingIsSent() throws {
+        let late = Fixtures.ringingAt.addingTimeInterval(31)
+        let composed = try Fixtures.composer(.stream).compose(Fixtures.event(.ring), for: Fixtures.android, now: late)
+        #expect(composed.payload == nil)
+        let skipped = try Fixtures.composer(.stream).compose(
+            Fixtures.event(.ring), for: Fixtures.iOSRemote, now: Fixtures.now)
+        #expect(skipped.payload == nil)
+    }
+}
