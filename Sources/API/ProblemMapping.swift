@@ -66,7 +66,8 @@ enum ProblemMapping {
 
     private static func problem(for error: PostgresError, logger: Logger) -> Problem {
         switch error {
-        case .unavailable, .poolTimeout, .connectionLost, .deadlineExceeded, .serializationFailure, .deadlockDetected:
+        case .unavailable, .poolTimeout, .queueFull, .connectionLost, .deadlineExceeded, .serializationFailure,
+            .deadlockDetected:
             logger.warning("database unavailable", metadata: ["error": "\(error)"])
             return Problem(
                 status: .serviceUnavailable, title: "Service unavailable",
