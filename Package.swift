@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "Postgres",
+                "RegistryCore", "Store", "HTTPServer", "RegistryCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -12,22 +12,24 @@ extension DeviceStore {
         guard !registrations.isEmpty else { return [] }
         let chunks = Self.chunksWithoutRepeatedTokens(registrations)
         let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: RegisterStatement.columns(chunk)) }
-        let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
-        return try zip(chunks, results).flatMap { chunk, result in
-            try zip(chunk, result.rows).map { registration, row in
-                switch try row.string("result") {
-                case "unknown_provider":
-                    return .failure(.unknownProvider(field: "provider", name: registration.provider.value))
-                case "type_not_accepted":
-                    return .failure(
-                        .typeNotAccepted(
-                            field: "type", type: registration.type, provider: registration.provider.value,
-                            service: registration.type.service == .apns ? .fcm : .apns))
-                case let raw:
-                    guard let result = RegistrationResult(rawValue: raw) else {
-                        throw PostgresError.decoding("unexpected import_devices result \(raw)")
+        return try await StoreFailure.translating {
+            let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
+            return try zip(chunks, results).flatMap { chunk, result in
+                try zip(chunk, result.rows).map { registration, row in
+                    switch try row.string("result") {
+                    case "unknown_provider":
+                        return .failure(.unknownProvider(field: "provider", name: registration.provider.value))
+                    case "type_not_accepted":
+                        return .failure(
+                            .typeNotAccepted(
+                                field: "type", type: registration.type, provider: registration.provider.value,
+                                service: registration.type.service == .apns ? .fcm : .apns))
+                    case let raw:
+                        guard let result = RegistrationResult(rawValue: raw) else {
+                            throw PostgresError.decoding("unexpected import_devices result \(raw)")
+                        }
+                        return .success(result)
                     }
-                    return .success(result)
                 }
             }
         }
