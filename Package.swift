@@ -47,6 +47,8 @@ let package = Package(
             dependencies: [
                 "RegistryCore", "Postgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings),
         .target(

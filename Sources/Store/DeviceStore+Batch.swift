@@ -12,7 +12,8 @@ extension DeviceStore {
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
         return try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                try WriteOperation.runTogether(operations, on: connection)
+                try WriteOperation.runTogether(
+                    operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
             }
         }.map { result in result.map(\.registration).mapError(StoreFailure.domain) }
     }
