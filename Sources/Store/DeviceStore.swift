@@ -31,12 +31,18 @@ public struct DeviceStore: Sendable {
     }
 
     /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
+    /// The providers are locked against deletion first, so a provider deleted meanwhile either
+    /// waits for this commit or went first and rejects every token; one rejection rolls back the
+    /// rest. Throws `.unknownProvider` / `.typeNotAccepted` for the first token refused.
     public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
+        let providers = Array(Set(registrations.map(\.provider.value))).sorted()
         return try await StoreFailure.translating {
-            try await pool.withConnection { connection in
-                try connection.pipelineTransaction(operations.map(\.statement))
-            }.enumerated().map { index, result in try operations[index].outcome(of: result).registration }
+            try await pool.withTransaction { connection in
+                _ = try connection.queryPrepared(
+                    "SELECT 1 FROM providers WHERE name = ANY ($1) ORDER BY name FOR KEY SHARE", [providers])
+                return try operations.map { try $0.run(on: connection).registration }
+            }
         }
     }
 

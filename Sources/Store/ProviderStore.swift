@@ -71,9 +71,12 @@ public struct ProviderStore: Sendable {
 
     /// Removes a provider. Without `cascade` a provider that still has devices is a conflict;
     /// with it, its devices go in the same transaction. Throws `.notFound` for an unknown name.
+    /// The provider is locked first, so a registration in flight (`DeviceStore.registerAll`)
+    /// either commits before the cascade sees its devices or finds the provider gone.
     public func delete(_ name: ProviderName, cascade: Bool) async throws {
         try await StoreFailure.translating {
             try await pool.withTransaction { connection in
+                _ = try connection.queryPrepared("SELECT 1 FROM providers WHERE name = $1 FOR UPDATE", [name.value])
                 if cascade {
                     _ = try connection.queryPrepared("DELETE FROM devices WHERE provider = $1", [name.value])
                 }
