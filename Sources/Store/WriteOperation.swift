@@ -68,12 +68,20 @@ enum WriteOperation: Sendable {
             let results = try connection.pipelineTransaction([locks] + segments.map(\.statement)).dropFirst()
             return try zip(segments, results).flatMap { segment, result in try segment.outcomes(of: result) }
         } catch let failure as PipelineFailure where failure.error.isRaceWithAnotherWriter {
-            return operations.map { operation in
-                guard ContinuousClock.now < retryUntil else {
-                    return .failure(RegistryError.unavailable(reason: "a batch re-run one by one ran out of time"))
-                }
-                return Result { try operation.run(on: connection) }
+            return oneByOne(operations, on: connection, until: retryUntil)
+        }
+    }
+
+    /// Runs each operation alone, in order, until `deadline`; those not started by then fail as
+    /// `.unavailable` without being sent.
+    static func oneByOne(
+        _ operations: [WriteOperation], on connection: PostgresConnection, until deadline: ContinuousClock.Instant
+    ) -> [Result<WriteOutcome, any Error>] {
+        operations.map { operation in
+            guard ContinuousClock.now < deadline else {
+                return .failure(RegistryError.unavailable(reason: "a batch re-run one by one ran out of time"))
             }
+            return Result { try operation.run(on: connection) }
         }
     }
 

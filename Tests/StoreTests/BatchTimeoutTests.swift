@@ -45,4 +45,31 @@ struct BatchTimeoutTests {
         await database.drop()
         try result.get()
     }
+
+    @Test func aReRunOneByOneStopsAtItsDeadlineWithoutSendingTheRest() async throws {
+        try await GroupCommitTests.withPool { pool in
+            let operations = try (1...3).map { n in
+                WriteOperation.register(
+                    try DeviceRegistration(
+                        userID: UserID("user-\(n)"), provider: ProviderName("ios"),
+                        token: PushToken(type: .apns, raw: String(repeating: "\(n)", count: 64))),
+                    userDeviceCap: 25)
+            }
+            let late = try await pool.withConnection { connection in
+                WriteOperation.oneByOne(operations, on: connection, until: .now - .milliseconds(1))
+            }
+            for outcome in late {
+                #expect {
+                    try outcome.get()
+                } throws: { error in
+                    if case RegistryError.unavailable = error { true } else { false }
+                }
+            }
+            #expect(try await GroupCommitTests.table(pool).isEmpty, "nothing was sent past the deadline")
+            let inTime = try await pool.withConnection { connection in
+                WriteOperation.oneByOne(operations, on: connection, until: .now + .seconds(5))
+            }
+            #expect(inTime.allSatisfy { (try? $0.get()) != nil })
+        }
+    }
 }
