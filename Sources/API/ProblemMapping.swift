@@ -1,10 +1,11 @@
 import HTTPServer
 import Logging
-import Postgres
 import RegistryCore
 
-/// The one table from failures to HTTP problems. Anything it does not know is a 500 whose body
-/// says only "Internal error": SQL, libpq text and stack details stay in the log.
+/// The one table from failures to HTTP problems. The stores answer in domain terms
+/// (`RegistryError`, see `StoreFailure`), and every case of it has its status here, with no
+/// default. Anything else is a 500 whose body says only "Internal error": SQL, libpq text and
+/// stack details stay in the log.
 enum ProblemMapping {
     /// Seconds a client should wait after a 503 before trying again.
     static let retryAfterSeconds = 1
@@ -19,12 +20,9 @@ enum ProblemMapping {
             // A single path or query value that failed to parse (user_id, provider, type).
             return validation([error])
         case let error as RegistryError:
-            return problem(for: error)
-        case let error as PostgresError:
             return problem(for: error, logger: logger)
         default:
-            logger.error("internal error", metadata: ["error": "\(String(reflecting: error))"])
-            return Problem(status: .internalServerError, title: "Internal error")
+            return internalError(String(reflecting: error), logger: logger)
         }
     }
 
@@ -35,7 +33,7 @@ enum ProblemMapping {
             errors: errors.map { FieldError(field: $0.field, message: $0.message) })
     }
 
-    private static func problem(for error: RegistryError) -> Problem {
+    static func problem(for error: RegistryError, logger: Logger) -> Problem {
         switch error {
         case .validation(let errors):
             return validation(errors)
@@ -61,20 +59,19 @@ enum ProblemMapping {
         case .forbidden(let required):
             return Problem(
                 status: .forbidden, title: "Forbidden", detail: "this key lacks the \(required.rawValue) scope")
-        }
-    }
-
-    private static func problem(for error: PostgresError, logger: Logger) -> Problem {
-        switch error {
-        case .unavailable, .poolTimeout, .connectionLost, .deadlineExceeded, .serializationFailure, .deadlockDetected:
-            logger.warning("database unavailable", metadata: ["error": "\(error)"])
+        case .unavailable(let reason):
+            logger.warning("database unavailable", metadata: ["error": "\(reason)"])
             return Problem(
                 status: .serviceUnavailable, title: "Service unavailable",
                 detail: "the database is not answering; the request may not have been applied, retry it",
                 headers: ["Retry-After": "\(retryAfterSeconds)"])
-        default:
-            logger.error("database error", metadata: ["error": "\(error)"])
-            return Problem(status: .internalServerError, title: "Internal error")
+        case .internal(let reason):
+            return internalError(reason, logger: logger)
         }
+    }
+
+    private static func internalError(_ reason: String, logger: Logger) -> Problem {
+        logger.error("internal error", metadata: ["error": "\(reason)"])
+        return Problem(status: .internalServerError, title: "Internal error")
     }
 }

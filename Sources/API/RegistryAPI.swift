@@ -1,14 +1,12 @@
 import HTTPServer
 import Logging
-import Postgres
 import Store
 
-/// The DeviceRegistry HTTP API: every route, wired to the stores. Knows HTTP only through the
-/// HTTPServer layer's Router and the database only through the stores and the pool.
+/// The DeviceRegistry HTTP API: every route, wired to the stores it is handed. Knows HTTP only
+/// through the HTTPServer layer's Router and the database only through the stores, in domain
+/// terms; readiness and key revocations reach it from whoever owns the database.
 public struct RegistryAPI: Sendable {
     public struct Configuration: Sendable {
-        /// Most devices one user may have; past it the least recently seen are evicted.
-        public var userDeviceCap = DeviceStore.defaultUserDeviceCap
         /// Body limit of `POST /v1/devices/batch` (1,000 registrations).
         public var batchBodyLimit = 1024 * 1024
         /// Bad keys one client address may present per window before it is answered 429.
@@ -21,36 +19,38 @@ public struct RegistryAPI: Sendable {
 
     let context: APIContext
     let operational: OperationalRoutes
-    let keyChanges: PostgresListener
+    let keyCache: KeyCache
     let batchBodyLimit: Int
 
+    /// `isReady` answers `/readyz`: whether the database answers with the schema this build
+    /// expects.
     public init(
-        pool: PostgresPool, migrator: Migrator, configuration: Configuration, logger: Logger,
+        devices: DeviceStore, providers: ProviderStore, keys: APIKeyStore,
+        isReady: @escaping @Sendable () async -> Bool, configuration: Configuration, logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
-        let keys = APIKeyStore(pool: pool)
-        let cache = KeyCache()
-        keyChanges = PostgresListener(
-            configuration: pool.configuration, channel: APIKeyStore.changesChannel, logger: logger,
-            onEvent: cache.handle)
+        keyCache = KeyCache()
         context = APIContext(
-            devices: DeviceStore(pool: pool, userDeviceCap: configuration.userDeviceCap),
-            providers: ProviderStore(pool: pool), keys: keys,
+            devices: devices, providers: providers, keys: keys,
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
-                cache: cache),
+                cache: keyCache),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
-            pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+            isReady: isReady, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
     }
 
-    /// The API's background work, until the task is cancelled: listening for key revocations
-    /// made by other processes, which lets live keys be cached (until then, and whenever the
-    /// listener is down, every request reads its key from the database).
-    public func run() async {
-        await keyChanges.run()
+    /// Feed `APIKeyChanges` here. Live keys are cached only while revocations are being heard;
+    /// until then, and whenever the feed is interrupted, every request reads its key from the
+    /// database.
+    @Sendable public func keysChanged(_ event: APIKeyChanges.Event) {
+        switch event {
+        case .listening: keyCache.handle(.listening)
+        case .revoked(let keyID): keyCache.handle(.notification(payload: keyID))
+        case .interrupted: keyCache.handle(.interrupted)
+        }
     }
 
     public func router() -> Router {

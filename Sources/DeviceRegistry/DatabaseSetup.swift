@@ -27,7 +27,7 @@ struct DatabaseSetup: Sendable {
         do {
             try await run(pool: pool, adminKeyHash: secret?.hashHex, logger: logger)
             return nil
-        } catch let error as PostgresError where error.isTransient {
+        } catch let error where Self.isTransient(error) {
             logger.warning("database unreachable at start; serving with /readyz at 503 until it answers")
             return RetryingDatabaseSetup(setup: self, pool: pool, adminKeyHash: secret?.hashHex, logger: logger)
         }
@@ -53,6 +53,18 @@ struct DatabaseSetup: Sendable {
     }
 }
 
+extension DatabaseSetup {
+    /// Whether the database was only out of reach: the preflight and the migrator speak the
+    /// driver's terms, the key store the domain's.
+    static func isTransient(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresError: error.isTransient
+        case RegistryError.unavailable: true
+        default: false
+        }
+    }
+}
+
 /// Retries `DatabaseSetup` with capped backoff until it succeeds or the service shuts down.
 struct RetryingDatabaseSetup: Service {
     let setup: DatabaseSetup
@@ -67,7 +79,7 @@ struct RetryingDatabaseSetup: Service {
                 try await setup.run(pool: pool, adminKeyHash: adminKeyHash, logger: logger)
                 logger.info("database setup complete")
                 return
-            } catch let error as PostgresError where error.isTransient {
+            } catch let error where DatabaseSetup.isTransient(error) {
                 let wait = delay
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
                 delay = min(delay * 2, .seconds(5))

@@ -1,7 +1,6 @@
 import API
 import Foundation
 import Logging
-import Postgres
 import ServiceLifecycle
 import Store
 
@@ -12,12 +11,11 @@ struct PruneService: Service {
         var notSeenFor: TimeInterval
     }
 
-    let pool: PostgresPool
+    let devices: DeviceStore
     let schedule: Schedule
     let logger: Logger
 
     func run() async throws {
-        let store = DeviceStore(pool: pool)
         while !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(schedule.every)) }
@@ -25,7 +23,7 @@ struct PruneService: Service {
                 return
             }
             do {
-                let deleted = try await store.prune(notSeenSince: Date().addingTimeInterval(-schedule.notSeenFor))
+                let deleted = try await devices.prune(notSeenSince: Date().addingTimeInterval(-schedule.notSeenFor))
                 RegistryEvents().pruned(deleted)
                 logger.info("pruned stale devices", metadata: ["deleted": "\(deleted)"])
             } catch {

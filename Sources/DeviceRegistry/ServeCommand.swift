@@ -65,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = try logging.bootstrap()
         let serverConfiguration = try http.configuration()
         var apiConfiguration = RegistryAPI.Configuration()
-        apiConfiguration.userDeviceCap = try Setting.resolve(
+        let cap = try Setting.resolve(
             userDeviceCap, env: "USER_DEVICE_CAP", default: DeviceStore.defaultUserDeviceCap,
             valid: { (1...1000).contains($0) }, expected: "1–1000")
         apiConfiguration.badKeyLimit = try Setting.resolve(
@@ -90,16 +90,23 @@ struct ServeCommand: AsyncParsableCommand {
         // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
         // unreachable database does not: the server starts, /readyz says 503, setup retries.
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
+        // One of each per process: the device store's batch runners are what DB_WRITE_CONNECTIONS
+        // and DB_READ_CONNECTIONS count.
+        let devices = DeviceStore(pool: pool, userDeviceCap: cap)
         let api = RegistryAPI(
-            pool: pool, migrator: setup.migrator, configuration: apiConfiguration, logger: logger,
-            metricsText: { Self.exposition(metrics) })
+            devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
+            isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
+            logger: logger, metricsText: { Self.exposition(metrics) })
+        let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server), .init(service: BackgroundWork { await api.run() }),
+            .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
         ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
-        if let pruner { services.append(.init(service: PruneService(pool: pool, schedule: pruner, logger: logger))) }
+        if let pruner {
+            services.append(.init(service: PruneService(devices: devices, schedule: pruner, logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -74,7 +74,12 @@ public struct Migrator: Sendable {
         return migrations.filter { applied.contains($0.version) }
     }
 
-    /// For /readyz: whether the database has every migration, unchanged.
+    /// For /readyz: the database answers and has every migration, unchanged.
+    public func isReady(_ pool: PostgresPool) async -> Bool {
+        (try? await status(pool)) == .current
+    }
+
+    /// Whether the database has every migration, unchanged.
     public func status(_ pool: PostgresPool) async throws -> MigrationStatus {
         let recorded = try await pool.withConnection { connection in
             let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")

@@ -18,6 +18,10 @@ public struct PostgresConfiguration: Sendable {
     public var readConnections = 2
     /// How long a caller waits for a free connection before `.poolTimeout`.
     public var poolWaitTimeout: Duration = .milliseconds(500)
+    /// Most callers that may wait for a connection at once, and most requests a batch queue
+    /// holds; past it they are refused at once with `.queueFull` (503), so that sustained
+    /// overload does not keep every waiting request in memory.
+    public var maxWaiting = 4096
 
     public init(
         url: String,

@@ -19,6 +19,8 @@ public enum PostgresError: Error, Sendable, Equatable {
     case unavailable
     /// Every connection stayed busy for `poolWaitTimeout`.
     case poolTimeout
+    /// `maxWaiting` callers already wait; refused at once.
+    case queueFull
     /// A row did not hold what the caller asked for.
     case decoding(String)
     /// Any other server error. `message` is for logs only, never for HTTP responses.
@@ -27,7 +29,7 @@ public enum PostgresError: Error, Sendable, Equatable {
     /// Whether trying again later may succeed. The API answers 503 with Retry-After for these.
     public var isTransient: Bool {
         switch self {
-        case .deadlineExceeded, .connectionLost, .unavailable, .poolTimeout, .serializationFailure,
+        case .deadlineExceeded, .connectionLost, .unavailable, .poolTimeout, .queueFull, .serializationFailure,
             .deadlockDetected:
             return true
         case .uniqueViolation, .checkViolation, .foreignKeyViolation, .decoding, .server:

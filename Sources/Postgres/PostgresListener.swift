@@ -1,7 +1,7 @@
 import CLibPQ
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// LISTENs on one channel over a session of its own (not a pooled one), on a thread of its own,
 /// and reports what happens. Whoever caches on the strength of notifications must drop its cache
@@ -21,7 +21,7 @@ public final class PostgresListener: Sendable {
     let channel: String
     let logger: Logger
     let onEvent: @Sendable (Event) -> Void
-    private let stopped = Atomic(false)
+    private let stopped = NIOLockedValueBox(false)
     private static let pingEvery: Duration = .seconds(5)
 
     public init(
@@ -44,13 +44,13 @@ public final class PostgresListener: Sendable {
                 }.start()
             }
         } onCancel: {
-            stopped.store(true, ordering: .relaxed)
+            stopped.withLockedValue { $0 = true }
         }
     }
 
     private func listen() {
         var delay = ConnectBackoff.initialDelay
-        while !stopped.load(ordering: .relaxed) {
+        while !stopped.withLockedValue { $0 } {
             do {
                 let connection = try PostgresConnection.open(configuration, metrics: PoolMetrics())
                 try connection.execute("LISTEN \"\(channel.replacingOccurrences(of: "\"", with: "\"\""))\"")
@@ -70,7 +70,7 @@ public final class PostgresListener: Sendable {
     /// Delivers notifications until stopped or the session fails (throws).
     private func receive(on connection: PostgresConnection) throws {
         var quietSince = ContinuousClock.now
-        while !stopped.load(ordering: .relaxed) {
+        while !stopped.withLockedValue { $0 } {
             if Socket.wait(PQsocket(connection.handle), for: .read, timeout: .milliseconds(250)) != nil {
                 guard PQconsumeInput(connection.handle) == 1 else {
                     throw PostgresError.connectionLost(outcomeUnknown: false)

@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOPosix
 
 /// A fixed number of connections, opened lazily, each used by one caller at a time. Every libpq
@@ -12,7 +13,7 @@ public final class PostgresPool: Sendable {
     public let configuration: PostgresConfiguration
     let logger: Logger
     private let threads: NIOThreadPool
-    private let state: Locked<PoolState>
+    private let state: NIOLockedValueBox<PoolState>
     private let metrics = PoolMetrics()
 
     /// Never blocks and never connects; the first caller does.
@@ -22,8 +23,8 @@ public final class PostgresPool: Sendable {
         let size = max(1, configuration.poolSize)
         threads = NIOThreadPool(numberOfThreads: size)
         threads.start()
-        state = Locked(PoolState(size: size))
-        metrics.record(state.withLock { $0.statistics })
+        state = NIOLockedValueBox(PoolState(size: size, maxWaiting: configuration.maxWaiting))
+        metrics.record(state.withLockedValue { $0.statistics })
     }
 
     deinit {
@@ -31,10 +32,11 @@ public final class PostgresPool: Sendable {
         threads.shutdownGracefully { _ in }
     }
 
-    public var statistics: PoolStatistics { state.withLock { $0.statistics } }
+    public var statistics: PoolStatistics { state.withLockedValue { $0.statistics } }
 
     /// Runs `body` with a connection on a pool thread. Throws `.poolTimeout` when no connection
-    /// frees up within `poolWaitTimeout`, `.unavailable` when none can be opened or after
+    /// frees up within `poolWaitTimeout`, `.queueFull` when `maxWaiting` callers already wait,
+    /// `.unavailable` when none can be opened or after
     /// `shutdown()`, and whatever `body` throws. When the connection turns out to be dead before
     /// anything reached the server, `body` runs once more on a fresh one.
     public func withConnection<T: Sendable>(
@@ -67,7 +69,7 @@ public final class PostgresPool: Sendable {
     /// Fails waiting callers, closes idle connections (busy ones when they come back) and stops the
     /// threads. Later calls throw `.unavailable`.
     public func shutdown() async {
-        let (waiters, free) = state.withLock { $0.shutDown() }
+        let (waiters, free) = state.withLockedValue { $0.shutDown() }
         for waiter in waiters { waiter.resume(throwing: PostgresError.unavailable) }
         // Closing only queues a Terminate message on a non-blocking socket; it does not wait.
         for slot in free { slot.connection = nil }
@@ -78,7 +80,7 @@ public final class PostgresPool: Sendable {
     // MARK: Slots
 
     private func checkout() async throws -> PoolSlot {
-        let immediate = try state.withLock { state -> PoolSlot? in
+        let immediate = try state.withLockedValue { state -> PoolSlot? in
             guard !state.isShutDown else { throw PostgresError.unavailable }
             return state.takeFree()
         }
@@ -86,22 +88,23 @@ public final class PostgresPool: Sendable {
             metrics.record(statistics)
             return immediate
         }
-        let id = state.withLock { $0.makeWaiterID() }
+        let id = state.withLockedValue { $0.announceWaiter() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: PoolState.Waiter) in
-                let (settled, startsWatch) = state.withLock { state -> (Result<PoolSlot, any Error>?, Bool) in
-                    guard !state.isShutDown else { return (.failure(PostgresError.unavailable), false) }
-                    if let slot = state.takeFree() { return (.success(slot), false) }
-                    // Taken under the lock, so the queue stays in deadline order.
-                    let deadline = ContinuousClock.now + configuration.poolWaitTimeout
-                    return (nil, state.enqueue(waiter, id: id, deadline: deadline))
+                // The deadline is taken under the lock, so the queue stays in deadline order.
+                let admission = state.withLockedValue {
+                    $0.enqueue(waiter, id: id, deadline: .now + configuration.poolWaitTimeout)
                 }
-                if let settled { return waiter.resume(with: settled) }
-                metrics.record(statistics)
-                if startsWatch { Task { await expireWaiters() } }
+                switch admission {
+                case .settled(let result):
+                    waiter.resume(with: result)
+                case .waiting(let watchDeadlines):
+                    metrics.record(statistics)
+                    if watchDeadlines { Task { await expireWaiters() } }
+                }
             }
         } onCancel: {
-            state.withLock { $0.removeWaiter(id: id) }?.resume(throwing: CancellationError())
+            state.withLockedValue { $0.cancelWaiter(id: id) }?.resume(throwing: CancellationError())
         }
     }
 
@@ -109,16 +112,16 @@ public final class PostgresPool: Sendable {
     /// the oldest one's deadline (not a timer per waiter, which cost more than the wait itself), and
     /// ending when nobody waits.
     private func expireWaiters() async {
-        while let deadline = state.withLock({ $0.nextDeadline() }) {
+        while let deadline = state.withLockedValue({ $0.nextDeadline() }) {
             try? await Task.sleep(until: deadline, clock: .continuous)
-            let expired = state.withLock { $0.removeExpiredWaiters(at: .now) }
+            let expired = state.withLockedValue { $0.removeExpiredWaiters(at: .now) }
             for waiter in expired { waiter.resume(throwing: PostgresError.poolTimeout) }
             if !expired.isEmpty { metrics.record(statistics) }
         }
     }
 
     private func checkin(_ slot: PoolSlot) {
-        let next = state.withLock { $0.checkin(slot) }
+        let next = state.withLockedValue { $0.checkin(slot) }
         next?.resume(returning: slot)
         metrics.record(statistics)
     }
@@ -153,15 +156,15 @@ public final class PostgresPool: Sendable {
             slot.connection = nil
             logger.debug("Dropping a PostgreSQL connection that was closed while idle")
         }
-        guard state.withLock({ $0.backoff.mayConnect(at: .now) }) else { throw PostgresError.unavailable }
+        guard state.withLockedValue({ $0.backoff.mayConnect(at: .now) }) else { throw PostgresError.unavailable }
         do {
             let connection = try PostgresConnection.open(configuration, metrics: metrics)
-            if state.withLock({ $0.backoff.succeeded() }) { logger.notice("PostgreSQL is reachable again") }
+            if state.withLockedValue({ $0.backoff.succeeded() }) { logger.notice("PostgreSQL is reachable again") }
             slot.connection = connection
             return connection
         } catch {
             metrics.connectionErrors.increment()
-            let startsOutage = state.withLock { $0.backoff.failed(at: .now) }
+            let startsOutage = state.withLockedValue { $0.backoff.failed(at: .now) }
             logger.log(
                 level: startsOutage ? .warning : .debug, "Cannot connect to PostgreSQL",
                 metadata: ["error": "\(error)"])

@@ -1,9 +1,15 @@
 /// "Did you mean …?" for a misspelt field or parameter name.
 enum FieldSuggestion {
+    static let maxSuggestedBytes = 64
+
     /// The known name closest to `unknown`, if it is plausibly a typo: same letters modulo case
     /// and `_`/`-` (`userId` → `user_id`), or at most 2 edits away (`enviroment` → `environment`),
     /// and at most 1 edit for short names so that unrelated short names are not suggested.
+    ///
+    /// Names longer than `maxSuggestedBytes` get no suggestion: no field name is that long, and
+    /// the edit distance costs time and memory per character of a name the client chose.
     static func closest(to unknown: String, among known: [String]) -> String? {
+        guard unknown.utf8.count <= maxSuggestedBytes else { return nil }
         let folded = fold(unknown)
         if let exact = known.first(where: { fold($0) == folded }) { return exact }
         let limit = folded.count <= 4 ? 1 : 2

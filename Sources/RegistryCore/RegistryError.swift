@@ -19,6 +19,13 @@ public enum RegistryError: Error, Sendable, Equatable {
     case unauthenticated
     /// The key is valid but lacks the scope the route needs; 403.
     case forbidden(required: APIKeyScope)
+    /// The database did not answer in time, is down, is overloaded, or gave up on the transaction
+    /// (deadlock, serialization failure); nothing was committed, or it is unknown whether it was.
+    /// Trying again later may succeed; 503 with Retry-After. The reason is for logs only.
+    case unavailable(reason: String)
+    /// A fault of ours, not the client's: a stored row that no longer parses, an answer the code
+    /// did not expect. 500, logged; the reason never reaches the client.
+    case `internal`(reason: String)
 
     /// Wraps collected validation errors so handlers can `throw RegistryError(errors)`.
     public init(_ errors: ValidationErrors) {
@@ -35,6 +42,8 @@ public enum RegistryError: Error, Sendable, Equatable {
         case .typeNotAccepted: "type_not_accepted"
         case .unauthenticated: "unauthenticated"
         case .forbidden: "forbidden"
+        case .unavailable: "unavailable"
+        case .internal: "internal"
         }
     }
 
@@ -51,6 +60,8 @@ public enum RegistryError: Error, Sendable, Equatable {
             "Provider \"\(provider)\" sends through \(service.rawValue) and does not accept \(type.rawValue) tokens."
         case .unauthenticated: "A valid API key is required."
         case .forbidden(let required): "The API key lacks the \(required.rawValue) scope."
+        case .unavailable: "The database is not answering; the request may not have been applied. Retry it."
+        case .internal: "Internal error."
         }
     }
 

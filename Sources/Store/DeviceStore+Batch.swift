@@ -3,15 +3,18 @@ import RegistryCore
 
 extension DeviceStore {
     /// Registers many tokens as ONE transaction sent in one round trip, each answered in order;
-    /// rejections (unknown provider, wrong type) are per-item failures. A lost connection throws:
-    /// those outcomes are unknown.
+    /// rejections (unknown provider, wrong type) are per-item failures. A lost connection throws
+    /// `.unavailable`: those outcomes are unknown.
     public func registerBatch(_ registrations: [DeviceRegistration]) async throws -> [Result<
         RegistrationOutcome, any Error
     >] {
         guard !registrations.isEmpty else { return [] }
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
-        return try await pool.withConnection { connection in
-            try WriteOperation.runTogether(operations, on: connection)
-        }.map { result in result.map(\.registration) }
+        return try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try WriteOperation.runTogether(
+                    operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
+            }
+        }.map { result in result.map(\.registration).mapError(StoreFailure.domain) }
     }
 }

@@ -9,33 +9,35 @@ extension DeviceStore {
     public func applyFeedback(
         provider: ProviderName, token: String, policy: FeedbackPolicy, reason: String, reportedAt: Date
     ) async throws -> FeedbackAction {
-        let change: String
-        switch policy {
-        case .ignore: return .ignored
-        case .deleteIfNotSeenSince:
-            change = "DELETE FROM devices d USING target t WHERE d.id = t.id AND t.last_seen_at < $4"
-        case .disable:
-            change = """
-                UPDATE devices d SET disabled_reason = $5, disabled_at = clock_timestamp()
-                  FROM target t WHERE d.id = t.id AND t.last_seen_at < $4
-                """
+        try await StoreFailure.translating {
+            let change: String
+            switch policy {
+            case .ignore: return .ignored
+            case .deleteIfNotSeenSince:
+                change = "DELETE FROM devices d USING target t WHERE d.id = t.id AND t.last_seen_at < $4"
+            case .disable:
+                change = """
+                    UPDATE devices d SET disabled_reason = $5, disabled_at = clock_timestamp()
+                      FROM target t WHERE d.id = t.id AND t.last_seen_at < $4
+                    """
+            }
+            let lookup = TokenLookup(token)
+            // $5 (the reason) is only sent when the statement uses it: an unused parameter has no type.
+            let row = try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    WITH target AS (
+                        SELECT id, last_seen_at FROM devices
+                         WHERE \(TokenLookup.condition(1)) AND provider = $3 FOR UPDATE),
+                    changed AS (\(change) RETURNING d.id)
+                    SELECT (SELECT count(*) FROM target)::int AS found, (SELECT count(*) FROM changed)::int AS changed
+                    """, lookup.parameters + [provider.value, reportedAt] + (policy == .disable ? [reason] : [])
+                ).rows[0]
+            }
+            guard try row.int("found") > 0 else { return .ignored }
+            guard try row.int("changed") > 0 else { return .keptNewer }
+            return policy == .disable ? .disabled : .deleted
         }
-        let lookup = TokenLookup(token)
-        // $5 (the reason) is only sent when the statement uses it: an unused parameter has no type.
-        let row = try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                """
-                WITH target AS (
-                    SELECT id, last_seen_at FROM devices
-                     WHERE \(TokenLookup.condition(1)) AND provider = $3 FOR UPDATE),
-                changed AS (\(change) RETURNING d.id)
-                SELECT (SELECT count(*) FROM target)::int AS found, (SELECT count(*) FROM changed)::int AS changed
-                """, lookup.parameters + [provider.value, reportedAt] + (policy == .disable ? [reason] : [])
-            ).rows[0]
-        }
-        guard try row.int("found") > 0 else { return .ignored }
-        guard try row.int("changed") > 0 else { return .keptNewer }
-        return policy == .disable ? .disabled : .deleted
     }
 
     /// Deletes devices not seen since `cutoff`. No index covers `last_seen_at` (so that a
@@ -44,27 +46,29 @@ extension DeviceStore {
     /// registrations, and rows locked meanwhile are skipped (they are being seen again). Returns
     /// how many were deleted.
     public func prune(notSeenSince cutoff: Date, batchSize: Int = 1000) async throws -> Int {
-        precondition(batchSize > 0, "a prune window holds at least one row")
-        var total = 0
-        var after = 0
-        while true {
-            let row = try await pool.withConnection { [after] connection in
-                try connection.queryPrepared(
-                    """
-                    WITH span AS (SELECT id FROM devices WHERE id > $1 ORDER BY id LIMIT $2),
-                    deleted AS (
-                        DELETE FROM devices WHERE id = ANY (ARRAY(
-                            SELECT id FROM devices
-                             WHERE id = ANY (ARRAY(SELECT id FROM span)) AND last_seen_at < $3
-                            FOR UPDATE SKIP LOCKED))
-                        RETURNING 1)
-                    SELECT (SELECT max(id) FROM span) AS span_end, (SELECT count(*) FROM deleted)::int AS deleted
-                    """, [after, batchSize, cutoff]
-                ).rows[0]
+        try await StoreFailure.translating {
+            precondition(batchSize > 0, "a prune window holds at least one row")
+            var total = 0
+            var after = 0
+            while true {
+                let row = try await pool.withConnection { [after] connection in
+                    try connection.queryPrepared(
+                        """
+                        WITH span AS (SELECT id FROM devices WHERE id > $1 ORDER BY id LIMIT $2),
+                        deleted AS (
+                            DELETE FROM devices WHERE id = ANY (ARRAY(
+                                SELECT id FROM devices
+                                 WHERE id = ANY (ARRAY(SELECT id FROM span)) AND last_seen_at < $3
+                                FOR UPDATE SKIP LOCKED))
+                            RETURNING 1)
+                        SELECT (SELECT max(id) FROM span) AS span_end, (SELECT count(*) FROM deleted)::int AS deleted
+                        """, [after, batchSize, cutoff]
+                    ).rows[0]
+                }
+                total += try row.int("deleted")
+                guard let end = row["span_end"].flatMap({ Int($0) }) else { return total }
+                after = end
             }
-            total += try row.int("deleted")
-            guard let end = row["span_end"].flatMap({ Int($0) }) else { return total }
-            after = end
         }
     }
 }

@@ -3,7 +3,8 @@ import Postgres
 import RegistryCore
 
 /// The registry's device SQL. Every method is one transaction; when it returns, it has committed.
-/// Postgres errors other than the ones mapped here propagate as `PostgresError`.
+/// Every failure is a `RegistryError` (see `StoreFailure`). Build one per process: its batch
+/// runners are what `writeConnections` and `readConnections` count.
 public struct DeviceStore: Sendable {
     let pool: PostgresPool
     let writes: BatchQueue<WriteOperation, WriteOutcome>
@@ -24,50 +25,65 @@ public struct DeviceStore: Sendable {
     /// sharing a transaction with other requests' writes when they arrive together (group commit).
     /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
     public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
-        try await writes.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
+        try await StoreFailure.translating {
+            try await writes.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
+        }
     }
 
     /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
+    /// The providers are locked against deletion first, so a provider deleted meanwhile either
+    /// waits for this commit or went first and rejects every token; one rejection rolls back the
+    /// rest. Throws `.unknownProvider` / `.typeNotAccepted` for the first token refused.
     public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
-        return try await pool.withConnection { connection in
-            try connection.pipelineTransaction(operations.map(\.statement))
-        }.enumerated().map { index, result in try operations[index].outcome(of: result).registration }
+        let providers = Array(Set(registrations.map(\.provider.value))).sorted()
+        return try await StoreFailure.translating {
+            try await pool.withTransaction { connection in
+                _ = try connection.queryPrepared(
+                    "SELECT 1 FROM providers WHERE name = ANY ($1) ORDER BY name FOR KEY SHARE", [providers])
+                return try operations.map { try $0.run(on: connection).registration }
+            }
+        }
     }
 
     /// A user's devices, most recently seen first. Disabled devices only when asked for.
     public func devices(
         of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false
     ) async throws -> [Device] {
-        try await reads.submit(
-            (
-                """
-                SELECT \(DeviceColumns.list) FROM devices
-                 WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
-                   AND ($4::boolean OR disabled_at IS NULL)
-                 ORDER BY last_seen_at DESC, id DESC
-                """, [user.value, type?.rawValue, provider?.value, includeDisabled]
-            )
-        ).rows.map(DeviceColumns.device)
+        try await StoreFailure.translating {
+            try await reads.submit(
+                (
+                    """
+                    SELECT \(DeviceColumns.list) FROM devices
+                     WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
+                       AND ($4::boolean OR disabled_at IS NULL)
+                     ORDER BY last_seen_at DESC, id DESC
+                    """, [user.value, type?.rawValue, provider?.value, includeDisabled]
+                )
+            ).rows.map(DeviceColumns.device)
+        }
     }
 
     /// The device holding `token`. Throws `.notFound`, or `.conflict` when the token exists under
     /// several providers and none was named.
     public func device(token: String, provider: ProviderName?) async throws -> Device {
         let lookup = TokenLookup(token)
-        let rows = try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                """
-                SELECT \(DeviceColumns.list) FROM devices
-                 WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3) LIMIT 2
-                """, lookup.parameters + [provider?.value]
-            ).rows
+        return try await StoreFailure.translating {
+            let rows = try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    SELECT \(DeviceColumns.list) FROM devices
+                     WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3) LIMIT 2
+                    """, lookup.parameters + [provider?.value]
+                ).rows
+            }
+            guard let row = rows.first else { throw RegistryError.notFound("device") }
+            guard rows.count == 1 else {
+                throw RegistryError.conflict(
+                    "the token is registered under several providers; name one with ?provider=")
+            }
+            return try DeviceColumns.device(from: row)
         }
-        guard let row = rows.first else { throw RegistryError.notFound("device") }
-        guard rows.count == 1 else {
-            throw RegistryError.conflict("the token is registered under several providers; name one with ?provider=")
-        }
-        return try DeviceColumns.device(from: row)
     }
 
     /// Logout of one device: removes the token only while it belongs to `user`. A token that has
@@ -75,13 +91,17 @@ public struct DeviceStore: Sendable {
     /// next user's phone. Returns whether a row was removed.
     @discardableResult
     public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
-        try await writes.submit(.unregister(user: user, token: token, provider: provider)).unregistered
+        try await StoreFailure.translating {
+            try await writes.submit(.unregister(user: user, token: token, provider: provider)).unregistered
+        }
     }
 
     /// Logout everywhere / account deletion. Returns how many devices were removed.
     public func unregisterAll(user: UserID) async throws -> Int {
-        try await pool.withConnection { connection in
-            try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value]).affectedRows
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value]).affectedRows
+            }
         }
     }
 
@@ -89,11 +109,13 @@ public struct DeviceStore: Sendable {
     @discardableResult
     public func delete(token: String, provider: ProviderName?) async throws -> Bool {
         let lookup = TokenLookup(token)
-        return try await pool.withConnection { connection in
-            try connection.queryPrepared(
-                "DELETE FROM devices WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3)",
-                lookup.parameters + [provider?.value]
-            ).affectedRows > 0
+        return try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    "DELETE FROM devices WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3)",
+                    lookup.parameters + [provider?.value]
+                ).affectedRows > 0
+            }
         }
     }
 }

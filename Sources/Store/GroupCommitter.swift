@@ -8,9 +8,10 @@ import Postgres
 ///
 /// Each write still gets exactly its own outcome, and only after the commit that contains it.
 /// Items run in arrival order inside their batch, so two writes to one token or user in a batch
-/// end as they would one after the other. A batch that fails for a reason that is not one item's
-/// (a deadlock with another batch, say) is re-run item by item (`WriteOperation.runTogether`); a
-/// lost connection fails every item of the batch as unknown (the API answers 503), never as success.
+/// end as they would one after the other. A batch that deadlocks with another batch or loses a
+/// unique-index race is re-run item by item, for at most one statement timeout
+/// (`WriteOperation.runTogether`); a batch that timed out, and a lost connection, fail every item
+/// (the API answers 503), never as success.
 enum GroupCommitter {
     static func make(
         pool: PostgresPool, maxBatch: Int = 256, maxRunners: Int? = nil,
@@ -19,9 +20,13 @@ enum GroupCommitter {
         BatchQueue(
             maxBatch: maxBatch,
             maxRunners: maxRunners ?? min(pool.configuration.writeConnections, pool.configuration.poolSize),
-            maxWait: pool.configuration.poolWaitTimeout, recordBatchSize: recordBatchSize
+            maxWait: pool.configuration.poolWaitTimeout, maxLength: pool.configuration.maxWaiting,
+            recordBatchSize: recordBatchSize
         ) { operations in
-            try await pool.withConnection { connection in try WriteOperation.runTogether(operations, on: connection) }
+            try await pool.withConnection { connection in
+                try WriteOperation.runTogether(
+                    operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
+            }
         }
     }
 }

@@ -20,65 +20,76 @@ public struct ProviderStore: Sendable {
     /// Creates or replaces a provider; `created` tells which. Changing the service of a provider
     /// that still has devices is a conflict: their tokens would no longer fit it.
     public func put(_ provider: Provider) async throws -> (provider: StoredProvider, created: Bool) {
-        try await pool.withTransaction { connection in
-            let existing = try connection.queryPrepared(
-                "SELECT service FROM providers WHERE name = $1 FOR UPDATE", [provider.name.value]
-            ).rows.first
-            if let existing, try existing.string("service") != provider.service.rawValue {
-                let inUse = try connection.queryPrepared(
-                    "SELECT EXISTS (SELECT 1 FROM devices WHERE provider = $1) AS in_use", [provider.name.value]
-                ).rows[0].bool("in_use")
-                if inUse {
-                    throw RegistryError.conflict(
-                        "provider \(provider.name.value) has devices; its service cannot change")
+        try await StoreFailure.translating {
+            try await pool.withTransaction { connection in
+                let existing = try connection.queryPrepared(
+                    "SELECT service FROM providers WHERE name = $1 FOR UPDATE", [provider.name.value]
+                ).rows.first
+                if let existing, try existing.string("service") != provider.service.rawValue {
+                    let inUse = try connection.queryPrepared(
+                        "SELECT EXISTS (SELECT 1 FROM devices WHERE provider = $1) AS in_use", [provider.name.value]
+                    ).rows[0].bool("in_use")
+                    if inUse {
+                        throw RegistryError.conflict(
+                            "provider \(provider.name.value) has devices; its service cannot change")
+                    }
                 }
+                let row = try connection.queryPrepared(
+                    """
+                    INSERT INTO providers (name, service, topic, project_id) VALUES ($1, $2, $3, $4)
+                    ON CONFLICT (name) DO UPDATE
+                       SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
+                           updated_at = clock_timestamp()
+                    RETURNING \(Self.columns)
+                    """,
+                    [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID]
+                ).rows[0]
+                return (try Self.decode(row), existing == nil)
             }
-            let row = try connection.queryPrepared(
-                """
-                INSERT INTO providers (name, service, topic, project_id) VALUES ($1, $2, $3, $4)
-                ON CONFLICT (name) DO UPDATE
-                   SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
-                       updated_at = clock_timestamp()
-                RETURNING \(Self.columns)
-                """,
-                [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID]
-            ).rows[0]
-            return (try Self.decode(row), existing == nil)
         }
     }
 
     public func all() async throws -> [StoredProvider] {
-        try await pool.withConnection { connection in
-            try connection.queryPrepared("SELECT \(Self.columns) FROM providers ORDER BY name", []).rows.map(
-                Self.decode)
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared("SELECT \(Self.columns) FROM providers ORDER BY name", []).rows.map(
+                    Self.decode)
+            }
         }
     }
 
     /// Throws `.notFound` for an unknown name.
     public func provider(named name: ProviderName) async throws -> StoredProvider {
-        let rows = try await pool.withConnection { connection in
-            try connection.queryPrepared("SELECT \(Self.columns) FROM providers WHERE name = $1", [name.value]).rows
+        try await StoreFailure.translating {
+            let rows = try await pool.withConnection { connection in
+                try connection.queryPrepared("SELECT \(Self.columns) FROM providers WHERE name = $1", [name.value]).rows
+            }
+            guard let row = rows.first else { throw RegistryError.notFound("provider \(name.value)") }
+            return try Self.decode(row)
         }
-        guard let row = rows.first else { throw RegistryError.notFound("provider \(name.value)") }
-        return try Self.decode(row)
     }
 
     /// Removes a provider. Without `cascade` a provider that still has devices is a conflict;
     /// with it, its devices go in the same transaction. Throws `.notFound` for an unknown name.
+    /// The provider is locked first, so a registration in flight (`DeviceStore.registerAll`)
+    /// either commits before the cascade sees its devices or finds the provider gone.
     public func delete(_ name: ProviderName, cascade: Bool) async throws {
-        try await pool.withTransaction { connection in
-            if cascade {
-                _ = try connection.queryPrepared("DELETE FROM devices WHERE provider = $1", [name.value])
+        try await StoreFailure.translating {
+            try await pool.withTransaction { connection in
+                _ = try connection.queryPrepared("SELECT 1 FROM providers WHERE name = $1 FOR UPDATE", [name.value])
+                if cascade {
+                    _ = try connection.queryPrepared("DELETE FROM devices WHERE provider = $1", [name.value])
+                }
+                let deleted: Int
+                do {
+                    deleted = try connection.queryPrepared("DELETE FROM providers WHERE name = $1", [name.value])
+                        .affectedRows
+                } catch PostgresError.foreignKeyViolation {
+                    throw RegistryError.conflict(
+                        "provider \(name.value) still has devices; delete them or pass ?cascade=true")
+                }
+                if deleted == 0 { throw RegistryError.notFound("provider \(name.value)") }
             }
-            let deleted: Int
-            do {
-                deleted = try connection.queryPrepared("DELETE FROM providers WHERE name = $1", [name.value])
-                    .affectedRows
-            } catch PostgresError.foreignKeyViolation {
-                throw RegistryError.conflict(
-                    "provider \(name.value) still has devices; delete them or pass ?cascade=true")
-            }
-            if deleted == 0 { throw RegistryError.notFound("provider \(name.value)") }
         }
     }
 

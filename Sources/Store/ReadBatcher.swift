@@ -14,6 +14,7 @@ enum ReadBatcher {
             maxBatch: maxBatch,
             maxRunners: maxRunners ?? min(pool.configuration.readConnections, pool.configuration.poolSize),
             maxWait: pool.configuration.poolWaitTimeout,
+            maxLength: pool.configuration.maxWaiting,
             recordBatchSize: recordBatchSize
         ) { statements in
             try await pool.withConnection { connection in

@@ -48,11 +48,16 @@ enum WriteOperation: Sendable {
         """
 
     /// Runs `operations` as one transaction in one round trip, each answered in order. Runs of
-    /// registrations go to `register_devices()` as one statement each. If the transaction fails for
-    /// a reason that is not one item's, the items are re-run one by one so each still gets its own
-    /// outcome. A lost connection throws: those outcomes are unknown.
+    /// registrations go to `register_devices()` as one statement each.
+    ///
+    /// When the transaction deadlocks with another batch or loses a unique-index race, the items
+    /// are re-run one by one so each still gets its own outcome, until `retryUntil`; those not
+    /// reached by then fail as `.unavailable`, unsent. Any other failure is every item's: a
+    /// statement timeout means the database is slow, and re-running each item alone would hold
+    /// the writes queued behind the batch for up to one timeout per item. A lost connection
+    /// throws: those outcomes are unknown.
     static func runTogether(
-        _ operations: [WriteOperation], on connection: PostgresConnection
+        _ operations: [WriteOperation], on connection: PostgresConnection, retryUntil: ContinuousClock.Instant
     ) throws -> [Result<WriteOutcome, any Error>] {
         if operations.count == 1 { return [Result { try operations[0].run(on: connection) }] }
         do {
@@ -62,8 +67,21 @@ enum WriteOperation: Sendable {
             let segments = Segment.split(operations)
             let results = try connection.pipelineTransaction([locks] + segments.map(\.statement)).dropFirst()
             return try zip(segments, results).flatMap { segment, result in try segment.outcomes(of: result) }
-        } catch let failure as PipelineFailure where !failure.error.isConnectionFailure {
-            return operations.map { operation in Result { try operation.run(on: connection) } }
+        } catch let failure as PipelineFailure where failure.error.isRaceWithAnotherWriter {
+            return oneByOne(operations, on: connection, until: retryUntil)
+        }
+    }
+
+    /// Runs each operation alone, in order, until `deadline`; those not started by then fail as
+    /// `.unavailable` without being sent.
+    static func oneByOne(
+        _ operations: [WriteOperation], on connection: PostgresConnection, until deadline: ContinuousClock.Instant
+    ) -> [Result<WriteOutcome, any Error>] {
+        operations.map { operation in
+            guard ContinuousClock.now < deadline else {
+                return .failure(RegistryError.unavailable(reason: "a batch re-run one by one ran out of time"))
+            }
+            return Result { try operation.run(on: connection) }
         }
     }
 
@@ -149,10 +167,11 @@ enum WriteOutcome: Sendable {
 }
 
 extension PostgresError {
-    /// The connection broke: nothing more can be sent on it, and what was sent has an unknown fate.
-    var isConnectionFailure: Bool {
+    /// A batch failed because of another writer, not because the database is slow or gone: run
+    /// alone, each item is likely to succeed.
+    var isRaceWithAnotherWriter: Bool {
         switch self {
-        case .connectionLost, .unavailable: true
+        case .deadlockDetected, .uniqueViolation: true
         default: false
         }
     }

@@ -24,7 +24,7 @@ struct ConcurrencyTests {
     @Test func twoUsersRacingForATokenAThousandTimesLeaveOneOwnerEach() async throws {
         var options = TestServer.Options()
         options.postgres = { $0.poolSize = 8 }
-        options.api.userDeviceCap = 5000  // the cap is not what this test is about
+        options.userDeviceCap = 5000  // the cap is not what this test is about
         try await withDeviceServer(options) { server in
             let rounds = 1000
             for chunk in stride(from: 0, to: rounds, by: 25) {

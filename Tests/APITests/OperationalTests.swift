@@ -2,6 +2,7 @@ import API
 import Foundation
 import HTTPServer
 import Postgres
+import Store
 import TestSupport
 import Testing
 
@@ -34,8 +35,8 @@ struct OperationalTests {
         let pool = PostgresPool(
             configuration: PostgresConfiguration(url: "postgresql://127.0.0.1:1/none"), logger: .init(label: "x"))
         let router = RegistryAPI(
-            pool: pool, migrator: Migrator(migrations: []), configuration: .init(), logger: .init(label: "x"),
-            metricsText: { "" }
+            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
+            isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
         await pool.shutdown()
         let served = Set(router.operations.map { "\($0.method.rawValue) \($0.template)" })

@@ -61,7 +61,7 @@ struct RegistrationTests {
 
     @Test func registeringPastTheCapEvictsTheLeastRecentlySeen() async throws {
         var options = TestServer.Options()
-        options.api.userDeviceCap = 3
+        options.userDeviceCap = 3
         try await withDeviceServer(options) { server in
             for seed in 10..<13 {
                 #expect(try await server.register(user: "carol", token: Tokens.apns(seed)).status == 201)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Postgres
 import TestSupport
 import Testing
@@ -25,7 +26,9 @@ import Testing
                 let start = ContinuousClock.now
                 let errors = await withTaskGroup(of: (any Error)?.self) { group in
                     for _ in 0..<3 {
-                        group.addTask { await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }.error }
+                        group.addTask {
+                            await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }.error
+                        }
                     }
                     return await group.reduce(into: []) { $0.append($1) }
                 }
@@ -176,23 +179,23 @@ import Testing
 }
 
 /// Which backends and connection objects callers hold right now; entering one that is held is a bug.
-private final class InUseRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pids: Set<Int> = []
-    private var connections: Set<ObjectIdentifier> = []
+private final class InUseRegistry: Sendable {
+    private let held = NIOLockedValueBox((pids: Set<Int>(), connections: Set<ObjectIdentifier>()))
 
     struct DoubleUse: Error {}
 
     func enter(_ pid: Int, _ connection: ObjectIdentifier) throws {
-        try lock.withLock {
-            guard pids.insert(pid).inserted, connections.insert(connection).inserted else { throw DoubleUse() }
+        try held.withLockedValue { held in
+            guard held.pids.insert(pid).inserted, held.connections.insert(connection).inserted else {
+                throw DoubleUse()
+            }
         }
     }
 
     func leave(_ pid: Int, _ connection: ObjectIdentifier) {
-        lock.withLock {
-            pids.remove(pid)
-            connections.remove(connection)
+        held.withLockedValue { held in
+            held.pids.remove(pid)
+            held.connections.remove(connection)
         }
     }
 }

@@ -21,6 +21,7 @@ public final class TestServer: Sendable {
 
     public struct Options: Sendable {
         public var api = RegistryAPI.Configuration()
+        public var userDeviceCap = DeviceStore.defaultUserDeviceCap
         public var http = HTTPServerConfiguration(port: 0)
         public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
         /// A database of the test's own (a `ThrowawayCluster`'s); migrated here, never dropped.
@@ -53,12 +54,16 @@ public final class TestServer: Sendable {
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
         let registry = RegistryAPI(
-            pool: pool, migrator: migrator, configuration: api, logger: logger, metricsText: { "" })
+            devices: DeviceStore(pool: pool, userDeviceCap: options.userDeviceCap),
+            providers: ProviderStore(pool: pool),
+            keys: APIKeyStore(pool: pool), isReady: { await migrator.isReady(pool) }, configuration: api,
+            logger: logger, metricsText: { "" })
+        let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
         let serving = Task {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await server.run() }
-                group.addTask { await registry.run() }
+                group.addTask { await keyChanges.run() }
             }
         }
         let port = try await server.localAddress.port ?? 0

@@ -97,7 +97,11 @@ struct DeviceImport: Sendable {
     /// Imports one batch; returns its result lines.
     private func importBatch(_ window: [Item]) async throws -> ByteBuffer {
         let valid = window.compactMap { try? $0.item.get() }
-        var outcomes = try await devices.importBatch(valid).makeIterator()
+        let outcomes = try await devices.importBatch(valid)
+        guard outcomes.count == valid.count else {
+            throw RegistryError.internal(reason: "import answered \(outcomes.count) of \(valid.count) records")
+        }
+        var answered = 0
         var lines = ByteBuffer()
         for (number, item) in window {
             switch item {
@@ -105,14 +109,16 @@ struct DeviceImport: Sendable {
                 lines.writeImmutableBuffer(
                     try NDJSON.lines([ResultLine(line: number, status: problem.status, result: nil, error: problem)]))
             case .success(let registration):
-                switch outcomes.next()! {
+                defer { answered += 1 }
+                switch outcomes[answered] {
                 case .success(let result):
                     events.registered(result, provider: registration.provider, type: registration.type)
                     ResultLine.writeSuccess(line: number, result: result, to: &lines)
                 case .failure(let error):
                     let problem = ProblemMapping.problem(for: error, logger: logger)
                     lines.writeImmutableBuffer(
-                        try NDJSON.lines([ResultLine(line: number, status: problem.status, result: nil, error: problem)]))
+                        try NDJSON.lines([ResultLine(line: number, status: problem.status, result: nil, error: problem)]
+                        ))
                 }
             }
         }

@@ -5,7 +5,7 @@ import Store
 /// How tokens enter from SIP registrars and leave on the push services' word.
 extension APIContext {
     func addLifecycleRoutes(to router: inout Router) {
-        // A SIP REGISTER's Contact (RFC 8599): its remote and PushKit tokens, in one transaction.
+        // A SIP REGISTER's Contact (RFC 8599): its remote and PushKit tokens, all or none.
         router.add(
             .POST, "/v1/users/{user_id}/devices/sip", body: .json,
             handler: guarded(.devicesWrite) { request, _ in
@@ -18,7 +18,13 @@ extension APIContext {
                         userID: user, provider: provider.name, token: token, environment: sip.contact.environment,
                         deviceID: sip.deviceID)
                 }
-                let outcomes = try await devices.registerAll(registrations)
+                let outcomes: [RegistrationOutcome]
+                do {
+                    outcomes = try await devices.registerAll(registrations)
+                } catch RegistryError.unknownProvider(_, let name) {
+                    // Deleted since it was matched above; nothing was registered.
+                    throw RegistryError.unknownProvider(field: "contact", name: name)
+                }
                 outcomes.forEach(events.registered)
                 let created = outcomes.contains { $0.result == .created }
                 return .json(

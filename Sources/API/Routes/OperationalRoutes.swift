@@ -1,11 +1,10 @@
 import HTTPServer
 import NIOCore
-import Postgres
 
 /// Routes for orchestrators and operators; none needs a key.
 struct OperationalRoutes: Sendable {
-    let pool: PostgresPool
-    let migrator: Migrator
+    /// Whether the database answers and its schema is the one this build expects.
+    let isReady: @Sendable () async -> Bool
     let openAPIDocument: String
     let metricsText: @Sendable () -> String
 
@@ -15,7 +14,7 @@ struct OperationalRoutes: Sendable {
         // Ready only when the database answers and its schema is the one this build expects, so
         // a load balancer never routes to an instance that would answer 503 or run on old tables.
         router.add(.GET, "/readyz") { _ in
-            guard await pool.ping(), case .current? = try? await migrator.status(pool) else {
+            guard await isReady() else {
                 return .problem(
                     Problem(
                         status: .serviceUnavailable, title: "Not ready",
