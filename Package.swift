@@ -6,7 +6,7 @@ let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "DeviceRegistry",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "device-registry", targets: ["DeviceRegistry"])
     ],
@@ -49,6 +49,7 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -62,6 +63,10 @@ let package = Package(
             name: "API",
             dependencies: [
                 "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "Postgres",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -70,6 +75,7 @@ let package = Package(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -80,7 +86,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "HTTPServer", "API", "Store", "RegistryCore",
+                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,9 +99,13 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
@@ -102,7 +113,13 @@ let package = Package(
             name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "APITests", dependencies: ["API", "Store", "RegistryCore", "RegistryCrypto", "TestSupport"],
+            name: "APITests",
+            dependencies: [
+                "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )
