@@ -14,6 +14,8 @@ public struct RegistryAPI: Sendable {
         /// Bad keys one client address may present per window before it is answered 429.
         public var badKeyLimit = 20
         public var badKeyWindow = Duration.seconds(60)
+        /// Load balancers whose `Forwarded` / `X-Forwarded-For` name the client the limiter counts.
+        public var trustedProxies = TrustedProxies.none
         /// The text served at `/openapi.yaml`.
         public var openAPIDocument = ""
         public init() {}
@@ -39,7 +41,7 @@ public struct RegistryAPI: Sendable {
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
-                cache: cache),
+                cache: cache, trustedProxies: configuration.trustedProxies),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(

@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.badKeyLimit = try Setting.resolve(
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
+        apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
         let openAPIURL = try ResourceLocator.locate(
             "openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
