@@ -48,10 +48,12 @@ public struct RegistryAPI: Sendable {
             pool: pool, migrator: migrator, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
     }
 
-    /// The API's background work, until the task is cancelled: listening for key revocations
-    /// made by other processes, which lets live keys be cached (until then, and whenever the
-    /// listener is down, every request reads its key from the database).
+    /// The API's background work, until the task is cancelled: deleting the import result files a
+    /// crashed process left, then listening for key revocations made by other processes, which
+    /// lets live keys be cached (until then, and whenever the listener is down, every request
+    /// reads its key from the database).
     public func run() async {
+        ResultFile.removeLeftovers()
         await keyChanges.run()
     }
 
