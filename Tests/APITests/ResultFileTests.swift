@@ -27,7 +27,9 @@ struct ResultFileTests {
         pool.start()
         try await pool.shutdownGracefully()
         // Nothing is opened on the caller's thread (the connection's event loop).
-        await #expect(throws: (any Error).self) { try await ResultFile(directory: directory, threadPool: pool) }
+        await #expect(throws: CancellationError.self) {
+            try await ResultFile(directory: directory, threadPool: pool)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
