@@ -25,7 +25,9 @@ import Testing
                 let start = ContinuousClock.now
                 let errors = await withTaskGroup(of: (any Error)?.self) { group in
                     for _ in 0..<3 {
-                        group.addTask { await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }.error }
+                        group.addTask {
+                            await measure { try await pool.withConnection { _ = try $0.query("SELECT 1") } }.error
+                        }
                     }
                     return await group.reduce(into: []) { $0.append($1) }
                 }

@@ -9,12 +9,12 @@ struct BatchQueueTests {
     @Test func requestsQueuedPastMaxWaitBehindAStuckBatchFailWithoutRunning() async throws {
         let performed = PerformedBatches()
         let queue = BatchQueue<Int, Int>(
-            maxBatch: 10, maxRunners: 1, maxWait: .milliseconds(100), recordBatchSize: { _ in }
-        ) { items in
-            performed.record(items)
-            if items.contains(0) { try await Task.sleep(for: .milliseconds(400)) }
-            return items.map { .success($0 * 2) }
-        }
+            maxBatch: 10, maxRunners: 1, maxWait: .milliseconds(100), recordBatchSize: { _ in },
+            perform: { items in
+                performed.record(items)
+                if items.contains(0) { try await Task.sleep(for: .milliseconds(400)) }
+                return items.map { .success($0 * 2) }
+            })
         let stuck = Task { try await queue.submit(0) }
         try await Task.sleep(for: .milliseconds(50))
         let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
@@ -27,11 +27,12 @@ struct BatchQueueTests {
     }
 
     @Test func aShortAnswerFromPerformFailsEveryItemInsteadOfLeavingOneWaiting() async throws {
-        let queue = BatchQueue<Int, Int>(maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), recordBatchSize: { _ in }) {
-            items in
-            try await Task.sleep(for: .milliseconds(100))
-            return items.dropLast().map { .success($0) }
-        }
+        let queue = BatchQueue<Int, Int>(
+            maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), recordBatchSize: { _ in },
+            perform: { items in
+                try await Task.sleep(for: .milliseconds(100))
+                return items.dropLast().map { .success($0) }
+            })
         let first = Task { try await queue.submit(0) }
         try await Task.sleep(for: .milliseconds(20))
         let queued = [1, 2].map { item in Task { try await queue.submit(item) } }

@@ -54,7 +54,8 @@ struct GroupCommitTests {
         let ios = try ProviderName("ios")
         // Token k belongs to user k; the first half exist before the batch.
         let preload = try (0..<40).map { k in
-            WriteOperation.register(try DeviceRegistration(userID: users[k], provider: ios, token: tokens[k]), userDeviceCap: cap)
+            WriteOperation.register(
+                try DeviceRegistration(userID: users[k], provider: ios, token: tokens[k]), userDeviceCap: cap)
         }
         let operations = try (0..<count).map { _ -> WriteOperation in
             let k = Int(generator.next() % 80)
@@ -70,7 +71,9 @@ struct GroupCommitTests {
                     try DeviceRegistration(
                         userID: other, provider: ios, token: tokens[k], deviceID: DeviceID("install-\(k % 4)")),
                     userDeviceCap: cap)
-            case 3: return .register(try DeviceRegistration(userID: other, provider: ios, token: tokens[k]), userDeviceCap: cap)
+            case 3:
+                return .register(
+                    try DeviceRegistration(userID: other, provider: ios, token: tokens[k]), userDeviceCap: cap)
             default:
                 let environment: APNsEnvironment = generator.next() % 3 == 0 ? .sandbox : .production
                 return .register(
@@ -117,7 +120,8 @@ struct GroupCommitTests {
     static func runOneByOne(_ operations: [WriteOperation], on pool: PostgresPool) async -> [String] {
         var outcomes: [String] = []
         for operation in operations {
-            outcomes.append(Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
+            outcomes.append(
+                Self.summary(await Result.of { try await pool.withConnection { try operation.run(on: $0) } }))
         }
         return outcomes
     }
