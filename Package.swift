@@ -27,12 +27,13 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         .systemLibrary(name: "CMalloc"),
-        .target(name: "RegistryCore", swiftSettings: swiftSettings),
-        .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Encodings", swiftSettings: swiftSettings),
+        .target(name: "RegistryCore", dependencies: ["Encodings"], swiftSettings: swiftSettings),
+        .target(name: "RegistryCrypto", dependencies: ["CCrypto", "Encodings"], swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
-                "CLibPQ",
+                "CLibPQ", "Encodings", "RegistryCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -49,6 +50,7 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
+                "Encodings",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -62,7 +64,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "Postgres",
+                "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "Postgres",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -74,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc",
+                "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,8 +95,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "EncodingsTests", dependencies: ["Encodings"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RegistryCoreTests", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [

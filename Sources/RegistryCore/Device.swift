@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 
 /// A stored registration as the API returns it.
