@@ -26,7 +26,7 @@ struct DeviceExport: Sendable {
                 cursor.withLockedValue { $0 = page.nextCursor }
                 if page.nextCursor == nil { finished.withLockedValue { $0 = true } }
                 if page.devices.isEmpty { return nil }
-                return try NDJSON.lines(page.devices)
+                return DeviceJSON.lines(page.devices)
             } catch {
                 finished.withLockedValue { $0 = true }
                 let problem = ProblemMapping.problem(for: error, logger: logger)
@@ -41,7 +41,7 @@ struct DeviceExport: Sendable {
 /// Newline-delimited JSON.
 enum NDJSON {
     static let contentType = "application/x-ndjson"
-    private static let encoder: JSONEncoder = {
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -21,9 +21,7 @@ extension APIContext {
                 let outcomes = try await devices.registerAll(registrations)
                 outcomes.forEach(events.registered)
                 let created = outcomes.contains { $0.result == .created }
-                return .json(
-                    RegistrationsBody(registrations: outcomes.map(RegistrationBody.init)),
-                    status: created ? .created : .ok)
+                return .json(encoded: DeviceJSON.registrationsBody(outcomes), status: created ? .created : .ok)
             })
 
         router.add(
