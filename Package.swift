@@ -113,7 +113,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: [
+                "Postgres", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
             swiftSettings: swiftSettings),

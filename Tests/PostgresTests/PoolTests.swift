@@ -1,4 +1,4 @@
-import Foundation
+import NIOConcurrencyHelpers
 import Postgres
 import TestSupport
 import Testing
@@ -178,23 +178,27 @@ import Testing
 }
 
 /// Which backends and connection objects callers hold right now; entering one that is held is a bug.
-private final class InUseRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pids: Set<Int> = []
-    private var connections: Set<ObjectIdentifier> = []
+private final class InUseRegistry: Sendable {
+    private struct State {
+        var pids: Set<Int> = []
+        var connections: Set<ObjectIdentifier> = []
+    }
+    private let state = NIOLockedValueBox(State())
 
     struct DoubleUse: Error {}
 
     func enter(_ pid: Int, _ connection: ObjectIdentifier) throws {
-        try lock.withLock {
-            guard pids.insert(pid).inserted, connections.insert(connection).inserted else { throw DoubleUse() }
+        try state.withLockedValue { state in
+            guard state.pids.insert(pid).inserted, state.connections.insert(connection).inserted else {
+                throw DoubleUse()
+            }
         }
     }
 
     func leave(_ pid: Int, _ connection: ObjectIdentifier) {
-        lock.withLock {
-            pids.remove(pid)
-            connections.remove(connection)
+        state.withLockedValue { state in
+            state.pids.remove(pid)
+            state.connections.remove(connection)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import NIOConcurrencyHelpers
 import Postgres
 import TestSupport
 import Testing
@@ -111,18 +111,20 @@ private final class QueryLoop: Sendable {
     }
 }
 
-private final class LockedOutcomes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcomes: [QueryLoop.Outcome] = []
-    private var success: ContinuousClock.Instant?
+private final class LockedOutcomes: Sendable {
+    private struct State {
+        var outcomes: [QueryLoop.Outcome] = []
+        var lastSuccess: ContinuousClock.Instant?
+    }
+    private let state = NIOLockedValueBox(State())
 
     func append(_ outcome: QueryLoop.Outcome, at instant: ContinuousClock.Instant) {
-        lock.withLock {
-            outcomes.append(outcome)
-            if outcome.succeeded { success = instant }
+        state.withLockedValue { state in
+            state.outcomes.append(outcome)
+            if outcome.succeeded { state.lastSuccess = instant }
         }
     }
 
-    var all: [QueryLoop.Outcome] { lock.withLock { outcomes } }
-    var lastSuccess: ContinuousClock.Instant? { lock.withLock { success } }
+    var all: [QueryLoop.Outcome] { state.withLockedValue { $0.outcomes } }
+    var lastSuccess: ContinuousClock.Instant? { state.withLockedValue { $0.lastSuccess } }
 }
