@@ -88,8 +88,9 @@ struct HTTPOptions: ParsableArguments {
     func resolvedTrustedProxies() throws -> TrustedProxies {
         guard let text = Setting.optional(trustedProxies, env: "TRUSTED_PROXIES") else { return .none }
         guard let proxies = TrustedProxies(text) else {
+            let name = trustedProxies == nil ? "TRUSTED_PROXIES" : "--trusted-proxies"
             throw ConfigurationError(
-                "TRUSTED_PROXIES must be CIDR blocks separated by commas, e.g. 10.0.0.0/8,fd00::/8, got '\(text)'")
+                "\(name) must be CIDR blocks separated by commas, e.g. 10.0.0.0/8,fd00::/8, got '\(text)'")
         }
         return proxies
     }
