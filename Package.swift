@@ -6,7 +6,7 @@ let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "DeviceRegistry",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "device-registry", targets: ["DeviceRegistry"])
     ],
@@ -31,16 +31,17 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "RegistryCore", swiftSettings: swiftSettings),
-        .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Encodings", swiftSettings: swiftSettings),
+        .target(name: "RegistryCore", dependencies: ["Encodings"], swiftSettings: swiftSettings),
+        .target(name: "RegistryCrypto", dependencies: ["CCrypto", "Encodings"], swiftSettings: swiftSettings),
         // Call events and the payloads phones parse, pure; SHA-1 (UUIDv5) straight from libcrypto.
         .target(
-            name: "CallPush", dependencies: ["RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
-                "CLibPQ",
+                "CLibPQ", "Encodings", "RegistryCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -61,6 +62,8 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
+                "Encodings",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -73,7 +76,11 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "RegistryCore", "Store", "HTTPServer", "RegistryCrypto",
+                "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -81,7 +88,8 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc",
+                "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -92,32 +100,52 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "HTTPServer", "API", "Store", "RegistryCore",
+                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "EncodingsTests", dependencies: ["Encodings"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CallPushTests", dependencies: ["CallPush", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            name: "RegistryCoreTests", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CallPushTests",
+            dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: [
+                "Postgres", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "APITests", dependencies: ["API", "Store", "RegistryCore", "RegistryCrypto", "TestSupport"],
+            name: "APITests",
+            dependencies: [
+                "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

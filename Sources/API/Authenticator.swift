@@ -16,21 +16,24 @@ struct Authenticator: Sendable {
     let keys: APIKeyStore
     let limiter: BadKeyLimiter
     let cache: KeyCache
+    let trustedProxies: TrustedProxies
 
-    /// Throws 429 for a client that has presented too many bad keys, `.unauthenticated` (401) for a
-    /// missing, malformed, unknown or revoked key, `.forbidden` (403) for a key without `scope`.
+    /// Throws `.unauthenticated` (401) for a missing, malformed, unknown or revoked key, 429 instead
+    /// once the client has presented too many bad keys, `.forbidden` (403) for a key without
+    /// `scope`. A valid key is never answered 429: the key is checked first, so the limiter only
+    /// slows down clients that guess, not every client behind the same address.
     func authenticate(_ request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
-        let client = request.remoteAddress ?? "unknown"
-        if let wait = limiter.retryAfter(client: client) {
-            throw Problem(
-                status: .tooManyRequests, title: "Too many requests",
-                detail: "too many invalid API keys from this address; wait before trying again",
-                headers: ["Retry-After": "\(wait)"])
-        }
         guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
         guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented),
             let caller = try await caller(secretHash: secret.hashHex)
         else {
+            let client = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
+            if let wait = limiter.retryAfter(client: client) {
+                throw Problem(
+                    status: .tooManyRequests, title: "Too many requests",
+                    detail: "too many invalid API keys from this address; wait before trying again",
+                    headers: ["Retry-After": "\(wait)"])
+            }
             limiter.recordFailure(client: client)
             throw RegistryError.unauthenticated
         }

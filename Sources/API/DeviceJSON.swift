@@ -1,37 +1,120 @@
+import Encodings
 import Foundation
+import HTTPServer
 import NIOCore
 import RegistryCore
 
-/// `{"devices":[…]}` written straight into a buffer. A user's listing is the hottest read, and
-/// JSONEncoder (a boxed value per field, keys sorted again for every object) took a quarter of
-/// the service's CPU per listing. The bytes are the ones JSONEncoder wrote for `[Device]` there
-/// with the shared settings: keys in sorted order, `null` for an absent field, `/` unescaped.
+/// Every JSON that holds a device, written straight into a buffer: the one way a device is
+/// rendered, whatever the route. A user's listing is the hottest read, and JSONEncoder (a boxed
+/// value per field, keys sorted again for every object) took a quarter of the service's CPU per
+/// listing. Keys are in sorted order, an absent field is `null` (in a device) or left out (the
+/// optional fields of a registration), `/` is not escaped: what JSONEncoder wrote with the
+/// server's settings before.
 enum DeviceJSON {
+    /// `GET /v1/users/{user_id}/devices`: `{"devices":[…]}`.
     static func devicesBody(_ devices: [Device]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(64 + devices.count * 480)
-        buffer.writeStaticString(#"{"devices":["#)
-        for (index, device) in devices.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            write(device, to: &buffer)
-        }
-        buffer.writeStaticString("]}")
+        buffer.writeStaticString(#"{"devices":"#)
+        writeArray(devices, to: &buffer, write)
+        buffer.writeStaticString("}")
         return buffer
     }
 
-    /// The answer to a registration: what JSONEncoder wrote for `RegistrationBody` (keys
-    /// sorted; `previous_user_id` and `replaced_token` only when there is one).
+    /// `GET /v1/devices`: `{"devices":[…],"next_cursor":…}`, the cursor `null` on the last page.
+    static func pageBody(_ devices: [Device], nextCursor: ListCursor?) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(96 + devices.count * 480)
+        buffer.writeStaticString(#"{"devices":"#)
+        writeArray(devices, to: &buffer, write)
+        buffer.writeStaticString(#","next_cursor":"#)
+        writeString(nextCursor?.encoded, to: &buffer)
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// `GET /v1/devices/{token}`: `{"device":…}`.
+    static func deviceBody(_ device: Device) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(512)
+        buffer.writeStaticString(#"{"device":"#)
+        write(device, to: &buffer)
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// The answer to a registration: `{"device","evicted_tokens","previous_user_id"?,
+    /// "replaced_token"?,"result"}`.
     static func registrationBody(_ outcome: RegistrationOutcome) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(640)
+        writeRegistration(outcome, to: &buffer)
+        return buffer
+    }
+
+    /// A SIP registration's answer: `{"registrations":[…]}`, one per token of the contact.
+    static func registrationsBody(_ outcomes: [RegistrationOutcome]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(16 + outcomes.count * 640)
+        buffer.writeStaticString(#"{"registrations":"#)
+        writeArray(outcomes, to: &buffer) { writeRegistration($0, to: &$1) }
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// One item of a batch's answer.
+    enum BatchItem {
+        case registered(index: Int, RegistrationOutcome)
+        case failed(index: Int, Problem)
+    }
+
+    /// `POST /v1/devices/batch`: `{"results":[…]}`, each item its registration's fields (or its
+    /// `error`) beside its `index` and `status`.
+    static func batchBody(_ items: [BatchItem]) throws -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(16 + items.count * 700)
+        buffer.writeStaticString(#"{"results":"#)
+        try writeArray(items, to: &buffer) { item, buffer in
+            switch item {
+            case .registered(let index, let outcome):
+                writeRegistration(outcome, index: index, status: outcome.result == .created ? 201 : 200, to: &buffer)
+            case .failed(let index, let problem):
+                buffer.writeStaticString(#"{"error":"#)
+                buffer.writeBytes(try NDJSON.encoder.encode(problem))
+                buffer.writeStaticString(#","index":"#)
+                buffer.writeString(String(index))
+                buffer.writeStaticString(#","status":"#)
+                buffer.writeString(String(problem.status))
+                buffer.writeStaticString("}")
+            }
+        }
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// Export: one device per line.
+    static func lines(_ devices: [Device]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(devices.count * 480)
+        for device in devices {
+            write(device, to: &buffer)
+            buffer.writeStaticString("\n")
+        }
+        return buffer
+    }
+
+    /// A batch item adds its `index` and `status`, in their sorted places.
+    private static func writeRegistration(
+        _ outcome: RegistrationOutcome, index: Int? = nil, status: Int? = nil, to buffer: inout ByteBuffer
+    ) {
         buffer.writeStaticString(#"{"device":"#)
         write(outcome.device, to: &buffer)
-        buffer.writeStaticString(#","evicted_tokens":["#)
-        for (index, token) in outcome.evictedTokens.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            writeString(token, to: &buffer)
+        buffer.writeStaticString(#","evicted_tokens":"#)
+        writeArray(outcome.evictedTokens, to: &buffer) { writeString($0, to: &$1) }
+        if let index {
+            buffer.writeStaticString(#","index":"#)
+            buffer.writeString(String(index))
         }
-        buffer.writeStaticString("]")
         if let previous = outcome.previousUserID {
             buffer.writeStaticString(#","previous_user_id":"#)
             writeString(previous.value, to: &buffer)
@@ -42,8 +125,23 @@ enum DeviceJSON {
         }
         buffer.writeStaticString(#","result":"#)
         writeString(outcome.result.rawValue, to: &buffer)
+        if let status {
+            buffer.writeStaticString(#","status":"#)
+            buffer.writeString(String(status))
+        }
         buffer.writeStaticString("}")
-        return buffer
+    }
+
+    private static func writeArray<Element>(
+        _ elements: [Element], to buffer: inout ByteBuffer,
+        _ writeElement: (Element, inout ByteBuffer) throws -> Void
+    ) rethrows {
+        buffer.writeStaticString("[")
+        for (index, element) in elements.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            try writeElement(element, &buffer)
+        }
+        buffer.writeStaticString("]")
     }
 
     /// The fields in the order `.sortedKeys` gives them.

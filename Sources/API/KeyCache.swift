@@ -1,9 +1,9 @@
-import Postgres
-import Synchronization
+import NIOConcurrencyHelpers
+import Store
 
 /// Live keys recently seen, so that most requests authenticate without a database round trip.
 ///
-/// Only trusted while a `PostgresListener` is LISTENing for key changes: every revocation
+/// Only trusted while `APIKeyChanges` is LISTENing for key changes: every revocation
 /// notifies, and a notification, or the listener losing its session, empties the cache. A lookup
 /// that raced with a revocation cannot put the revoked key back: entries are only stored if no
 /// clear happened since the lookup began (`generation`). Entries also expire after `timeToLive`, which
@@ -17,7 +17,7 @@ final class KeyCache: Sendable {
 
     let timeToLive: Duration
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(timeToLive: Duration = .seconds(60), capacity: Int = 10_000) {
         self.timeToLive = timeToLive
@@ -26,7 +26,7 @@ final class KeyCache: Sendable {
 
     /// The caller for a secret hash, when cached, fresh and trusted.
     func caller(for secretHash: String, now: ContinuousClock.Instant = .now) -> Caller? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.trusted, let entry = state.entries[secretHash], now - entry.storedAt < timeToLive else {
                 return nil
             }
@@ -35,12 +35,12 @@ final class KeyCache: Sendable {
     }
 
     /// Where a database lookup starts; pass it back to `store`.
-    var generation: Int { state.withLock { $0.generation } }
+    var generation: Int { state.withLockedValue { $0.generation } }
 
     func store(
         _ caller: Caller, for secretHash: String, lookedUpAt generation: Int, now: ContinuousClock.Instant = .now
     ) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.trusted, state.generation == generation else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             state.entries[secretHash] = (caller, now)
@@ -48,20 +48,20 @@ final class KeyCache: Sendable {
     }
 
     func clear() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.generation += 1
             state.entries.removeAll(keepingCapacity: true)
         }
     }
 
-    func handle(_ event: PostgresListener.Event) {
-        state.withLock { state in
+    func handle(_ event: APIKeyChanges.Event) {
+        state.withLockedValue { state in
             state.generation += 1
             state.entries.removeAll(keepingCapacity: true)
             switch event {
             case .listening: state.trusted = true
             case .interrupted: state.trusted = false
-            case .notification: break
+            case .revoked: break
             }
         }
     }

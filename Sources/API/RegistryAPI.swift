@@ -12,6 +12,8 @@ public struct RegistryAPI: Sendable {
         /// Bad keys one client address may present per window before it is answered 429.
         public var badKeyLimit = 20
         public var badKeyWindow = Duration.seconds(60)
+        /// Load balancers whose `Forwarded` / `X-Forwarded-For` name the client the limiter counts.
+        public var trustedProxies = TrustedProxies.none
         /// The text served at `/openapi.yaml`.
         public var openAPIDocument = ""
         public init() {}
@@ -35,7 +37,7 @@ public struct RegistryAPI: Sendable {
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
-                cache: keyCache),
+                cache: keyCache, trustedProxies: configuration.trustedProxies),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
@@ -46,11 +48,12 @@ public struct RegistryAPI: Sendable {
     /// until then, and whenever the feed is interrupted, every request reads its key from the
     /// database.
     @Sendable public func keysChanged(_ event: APIKeyChanges.Event) {
-        switch event {
-        case .listening: keyCache.handle(.listening)
-        case .revoked(let keyID): keyCache.handle(.notification(payload: keyID))
-        case .interrupted: keyCache.handle(.interrupted)
-        }
+        keyCache.handle(event)
+    }
+
+    /// Deletes the import result files a crashed process left behind; call once before serving.
+    public static func removeLeftoverFiles() {
+        ResultFile.removeLeftovers()
     }
 
     public func router() -> Router {

@@ -1,35 +1,8 @@
+import Encodings
 import RegistryCore
 import Store
 
 /// The JSON bodies the API answers with (snake_case, as openapi.yaml describes them).
-struct RegistrationBody: Encodable {
-    let device: Device
-    let result: RegistrationResult
-    let previous_user_id: String?
-    let replaced_token: String?
-    let evicted_tokens: [String]
-
-    init(_ outcome: RegistrationOutcome) {
-        device = outcome.device
-        result = outcome.result
-        previous_user_id = outcome.previousUserID?.value
-        replaced_token = outcome.replacedTokens.first
-        evicted_tokens = outcome.evictedTokens
-    }
-}
-
-struct DeviceBody: Encodable { let device: Device }
-struct DevicePageBody: Encodable {
-    let devices: [Device]
-    let next_cursor: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(devices, forKey: .devices)
-        try container.encode(next_cursor, forKey: .next_cursor)  // null on the last page, not absent
-    }
-    private enum CodingKeys: String, CodingKey { case devices, next_cursor }
-}
 struct DeletedBody: Encodable { let deleted: Int }
 struct StatusBody: Encodable { let status: String }
 
@@ -97,5 +70,4 @@ struct CreatedKeyBody: Encodable {
     let secret: String
 }
 struct KeysBody: Encodable { let keys: [APIKeyBody] }
-struct RegistrationsBody: Encodable { let registrations: [RegistrationBody] }
 struct FeedbackBody: Encodable { let action: String }

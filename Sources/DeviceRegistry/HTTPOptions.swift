@@ -1,3 +1,4 @@
+import API
 import ArgumentParser
 import HTTPServer
 import NIOCore
@@ -31,6 +32,11 @@ struct HTTPOptions: ParsableArguments {
     var maxRequestsPerConnection: Int?
     @Option(help: "Seconds in-flight requests get to finish at shutdown. (env: SHUTDOWN_GRACE_SECONDS, default: 10)")
     var shutdownGraceSeconds: Int?
+    @Option(
+        help:
+            "Load balancers whose Forwarded / X-Forwarded-For headers name the client, as CIDR blocks, e.g. 10.0.0.0/8,fd00::/8. (env: TRUSTED_PROXIES, default: none)"
+    )
+    var trustedProxies: String?
 
     func configuration() throws -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
@@ -76,5 +82,16 @@ struct HTTPOptions: ParsableArguments {
                     shutdownGraceSeconds, env: "SHUTDOWN_GRACE_SECONDS", default: 10, valid: positive,
                     expected: "a positive number of seconds")))
         return configuration
+    }
+
+    /// The proxies the bad-key limiter believes about who the client is; none unless given.
+    func resolvedTrustedProxies() throws -> TrustedProxies {
+        guard let text = Setting.optional(trustedProxies, env: "TRUSTED_PROXIES") else { return .none }
+        guard let proxies = TrustedProxies(text) else {
+            let name = trustedProxies == nil ? "TRUSTED_PROXIES" : "--trusted-proxies"
+            throw ConfigurationError(
+                "\(name) must be CIDR blocks separated by commas, e.g. 10.0.0.0/8,fd00::/8, got '\(text)'")
+        }
+        return proxies
     }
 }

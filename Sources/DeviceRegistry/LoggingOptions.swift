@@ -29,4 +29,7 @@ struct LoggingOptions: ParsableArguments {
     }
 }
 
+// Neither swift-log nor ArgumentParser can declare this conformance (they do not know each
+// other), and a copy of Logger.Level's cases here would be a second list to keep in step.
+// swift-format-ignore: AvoidRetroactiveConformances
 extension Logger.Level: @retroactive ExpressibleByArgument {}

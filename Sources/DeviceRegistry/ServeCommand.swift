@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.badKeyLimit = try Setting.resolve(
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
+        apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
         let openAPIURL = try ResourceLocator.locate(
             "openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
@@ -99,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
+        RegistryAPI.removeLeftoverFiles()
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),

@@ -17,7 +17,8 @@ struct AccessLog: Sendable {
 
     /// - Parameter method: nil when the request could not even be parsed.
     func record(
-        method: HTTPMethod?, route: String, response: HTTPResponse, requestID: String, since start: ContinuousClock.Instant
+        method: HTTPMethod?, route: String, response: HTTPResponse, requestID: String,
+        since start: ContinuousClock.Instant
     ) {
         let duration = start.duration(to: .now)
         let methodName = method?.rawValue ?? "UNKNOWN"

@@ -26,7 +26,9 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     enum TimeoutKind: String, Sendable {
-        case idle, headerRead = "header_read", bodyRead = "body_read"
+        case idle
+        case headerRead = "header_read"
+        case bodyRead = "body_read"
     }
 
     private let timeouts: Timeouts

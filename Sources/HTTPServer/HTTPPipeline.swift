@@ -23,7 +23,8 @@ enum HTTPPipeline {
         let remote = channel.remoteAddress?.ipAddress ?? "?"
         try channel.pipeline.syncOperations.addHandlers([
             RequestFramingHandler(limits: limits),
-            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
+            ByteToMessageHandler(
+                HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
             HTTPResponseEncoder(configuration: encoderConfiguration),
             ConnectionStateHandler(timeouts: timeouts) { kind, requestID in
                 var metadata: Logger.Metadata = ["timeout": "\(kind.rawValue)", "peer": "\(remote)"]

@@ -50,7 +50,8 @@ public final class HTTPServer: Service, Sendable {
         }
         let serverChannel = server.channel
         bound.resolve(serverChannel.localAddress.map { .success($0) } ?? .failure(ChannelError.unknownLocalAddress))
-        context.logger.info("http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
+        context.logger.info(
+            "http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
 
         let connections = self.connections
         let gracePeriod = Duration.nanoseconds(configuration.shutdownGracePeriod.nanoseconds)

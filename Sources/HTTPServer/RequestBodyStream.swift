@@ -38,7 +38,9 @@ public struct RequestBodyStream: AsyncSequence, Sendable {
     public func collect(upTo limit: Int) async throws -> ByteBuffer {
         var all = ByteBuffer()
         for try await chunk in self {
-            guard all.readableBytes + chunk.readableBytes <= limit else { throw RequestBodyError.tooLarge(limit: limit) }
+            guard all.readableBytes + chunk.readableBytes <= limit else {
+                throw RequestBodyError.tooLarge(limit: limit)
+            }
             var chunk = chunk
             all.writeBuffer(&chunk)
         }
@@ -73,7 +75,9 @@ final class RequestBodySource: Sendable {
     }
 
     private enum State {
-        case idle, reading, finished, failed(any Error), detached
+        case idle, reading, finished
+        case failed(any Error)
+        case detached
     }
 
     private let reader: RequestPartReader

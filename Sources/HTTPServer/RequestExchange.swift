@@ -48,7 +48,8 @@ struct RequestExchange {
     /// Serves the request and says what becomes of the connection.
     func run() async throws -> Disposition {
         guard head.uri.hasPrefix("/") else {
-            return try await answerEarly(.problem(Problem(status: .badRequest, detail: "The request target must be a path.")))
+            return try await answerEarly(
+                .problem(Problem(status: .badRequest, detail: "The request target must be a path.")))
         }
         let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(target[0])
@@ -82,7 +83,8 @@ struct RequestExchange {
         let limit = route.bodyLimit ?? (route.body.isStreamed ? nil : context.configuration.maxBodyBytes)
         if hasBody && !route.body.accepts(contentType: head.headers.first(name: "content-type")) {
             return try await answerEarly(
-                .problem(Problem(status: .unsupportedMediaType, detail: "This operation does not accept that Content-Type.")),
+                .problem(
+                    Problem(status: .unsupportedMediaType, detail: "This operation does not accept that Content-Type.")),
                 route: route.template)
         }
         if let limit, let declaredLength, declaredLength > limit {
@@ -131,7 +133,10 @@ struct RequestExchange {
     }
 
     private enum Part {
-        case head, body(ByteBuffer), end, failure(any Error)
+        case head
+        case body(ByteBuffer)
+        case end
+        case failure(any Error)
     }
 
     private func readPart() async -> Part? {
@@ -156,7 +161,8 @@ struct RequestExchange {
     private func answerEarly(_ response: HTTPResponse, route: String = AccessLog.unmatched) async throws
         -> Disposition
     {
-        let worthDraining = !isChunked && !expectsContinue && (declaredLength ?? 0) <= context.configuration.maxBodyBytes
+        let worthDraining =
+            !isChunked && !expectsContinue && (declaredLength ?? 0) <= context.configuration.maxBodyBytes
         let close = !keepAlive || (hasBody && !worthDraining) || response.status == .badRequest
         guard try await answer(response, route: route, close: close) == .keepAlive else { return .closeAfterResponse }
         while true {

@@ -39,7 +39,8 @@ public struct Router: Sendable {
     ) {
         let path = PathTemplate(template)
         precondition(
-            !routes.contains { $0.method == method && $0.path == path }, "route registered twice: \(method) \(template)")
+            !routes.contains { $0.method == method && $0.path == path }, "route registered twice: \(method) \(template)"
+        )
         routes.append(Route(method: method, body: body, bodyLimit: bodyLimit, handler: handler, path: path))
     }
 

@@ -40,7 +40,9 @@ extension PostgresConnection {
                     defer { PQclear(result) }
                     switch PQresultStatus(result) {
                     case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                        if position > 0 && position <= statements.count { results.append(PostgresResult(copying: result)) }
+                        if position > 0 && position <= statements.count {
+                            results.append(PostgresResult(copying: result))
+                        }
                     case PGRES_PIPELINE_ABORTED:
                         break
                     default:
@@ -83,7 +85,8 @@ extension PostgresConnection {
                 }
                 for position in first..<statements.count {
                     try send(statements[position].parameters, flushing: false) {
-                        PQsendQueryPrepared(handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
+                        PQsendQueryPrepared(
+                            handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
                     }
                 }
                 guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
@@ -110,7 +113,9 @@ extension PostgresConnection {
                 guard let sync = try nextResult() else { throw lost(outcomeUnknown: true) }
                 let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
                 PQclear(sync)
-                guard synced, PQexitPipelineMode(handle) == 1, outcomes.count > first else { throw lost(outcomeUnknown: true) }
+                guard synced, PQexitPipelineMode(handle) == 1, outcomes.count > first else {
+                    throw lost(outcomeUnknown: true)
+                }
             }
             return outcomes
         }

@@ -1,10 +1,6 @@
 import Foundation
 
-/// A stored registration as the API returns it.
-///
-/// Encodes itself as the API's JSON (snake_case keys, RFC 3339 UTC timestamps with fractional
-/// seconds, absent optionals as `null`) so every endpoint renders a device the same way whatever
-/// the encoder's date strategy.
+/// A stored registration as the API returns it (the API's `DeviceJSON` writes it).
 public struct Device: Sendable, Hashable {
     public var userID: UserID
     public var provider: ProviderName
@@ -41,39 +37,5 @@ public struct Device: Sendable, Hashable {
         self.lastSeenAt = lastSeenAt
         self.disabledReason = disabledReason
         self.disabledAt = disabledAt
-    }
-}
-
-extension Device: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case provider, type, token, environment
-        case deviceID = "device_id"
-        case platform
-        case appVersion = "app_version"
-        case locale
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case lastSeenAt = "last_seen_at"
-        case disabledReason = "disabled_reason"
-        case disabledAt = "disabled_at"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(userID, forKey: .userID)
-        try container.encode(provider, forKey: .provider)
-        try container.encode(type, forKey: .type)
-        try container.encode(token.value, forKey: .token)
-        try container.encode(environment, forKey: .environment)
-        try container.encode(deviceID, forKey: .deviceID)
-        try container.encode(platform, forKey: .platform)
-        try container.encode(appVersion, forKey: .appVersion)
-        try container.encode(locale, forKey: .locale)
-        try container.encode(RFC3339.format(createdAt), forKey: .createdAt)
-        try container.encode(RFC3339.format(updatedAt), forKey: .updatedAt)
-        try container.encode(RFC3339.format(lastSeenAt), forKey: .lastSeenAt)
-        try container.encode(disabledReason, forKey: .disabledReason)
-        try container.encode(disabledAt.map(RFC3339.format), forKey: .disabledAt)
     }
 }

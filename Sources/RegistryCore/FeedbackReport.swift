@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 
 /// The input of `POST /v1/feedback`: what APNs or FCM answered for a token, and when.

@@ -1,4 +1,4 @@
-import Foundation
+import Encodings
 
 /// Where the next page of an admin listing starts: the last row id of the previous page, as an
 /// opaque url-safe string (base64url of `v1:<id>`, no padding). Opaque so clients do not build
@@ -17,10 +17,7 @@ public struct ListCursor: Sendable, Hashable, CustomStringConvertible {
         let error = ValidationError(
             field: field,
             message: "is not a cursor returned by this API; pass next_cursor from the previous page unchanged")
-        var base64 = raw.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !raw.contains("="), !raw.contains("+"), !raw.contains("/") else { throw error }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+        guard let bytes = Base64URL.decode(raw), let text = String(validating: bytes, as: UTF8.self),
             text.hasPrefix("v1:"), let id = Int64(text.dropFirst(3)), id >= 0
         else { throw error }
         let cursor = ListCursor(lastID: id)
@@ -29,11 +26,7 @@ public struct ListCursor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The string to hand to clients as `next_cursor`.
-    public var encoded: String {
-        Data("v1:\(lastID)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    public var encoded: String { Base64URL.encode(Array("v1:\(lastID)".utf8)) }
 
     public var description: String { encoded }
 }

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 
 /// The validated query of the admin device listing (`GET /v1/admin/devices?…`).

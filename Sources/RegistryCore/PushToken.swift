@@ -51,7 +51,8 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
         guard (32...1024).contains(length), length % 2 == 0, ASCIISet.hexDigits.containsAll(raw) else {
             throw ValidationError(field: field, message: "must be 32–1024 hexadecimal characters with an even length")
         }
-        return raw.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? raw.lowercased() : raw
+        return raw.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) })
+            ? raw.lowercased() : raw
     }
 
     private static func parseFCM(_ raw: String, field: String) throws(ValidationError) -> String {

@@ -1,3 +1,5 @@
+import Encodings
+
 /// One `;name=value` parameter of a SIP URI or header, percent-decoded after splitting so that
 /// an escaped `%3B` or `%26` inside a value cannot split it.
 struct SIPParameter: Equatable {
@@ -11,10 +13,12 @@ struct SIPParameter: Equatable {
         var parameters: [SIPParameter] = []
         for segment in splitOutsideQuotes(text, separator: ";") where !segment.allSatisfy(\.isWhitespace) {
             let pair = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecoded(pair[0].trimmingSpaces()) else { return nil }
+            guard let name = PercentDecoding.decode(pair[0].trimmingSpaces(), plusIsSpace: false) else { return nil }
             var value: String?
             if pair.count == 2 {
-                guard let decoded = percentDecoded(pair[1].trimmingSpaces()) else { return nil }
+                guard let decoded = PercentDecoding.decode(pair[1].trimmingSpaces(), plusIsSpace: false) else {
+                    return nil
+                }
                 value = decoded
             }
             parameters.append(SIPParameter(name: name.lowercased(), value: value))
@@ -44,33 +48,6 @@ struct SIPParameter: Equatable {
         }
         parts.append(text[start...])
         return parts
-    }
-
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        // String(validating:) needs macOS 15; a lossless round trip is the same check.
-        let string = String(decoding: bytes, as: UTF8.self)
-        return Array(string.utf8) == bytes ? string : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import Encodings
+
 /// An API key as presented by a client: `drk_` followed by 43 base64url characters (32 random
 /// bytes). Only its SHA-256 is stored; the plain secret is shown once, at creation.
 ///

@@ -23,7 +23,8 @@ enum RegisterStatement {
         ]
     }
 
-    static func batchParameters(_ registrations: [DeviceRegistration], userDeviceCap: Int) -> [(any PostgresEncodable)?] {
+    static func batchParameters(_ registrations: [DeviceRegistration], userDeviceCap: Int) -> [(any PostgresEncodable)?]
+    {
         columns(registrations) + [userDeviceCap]
     }
 
@@ -60,7 +61,8 @@ enum RegisterStatement {
         }
     }
 
-    private static func outcome(of row: PostgresRow, for registration: DeviceRegistration) throws -> RegistrationOutcome {
+    private static func outcome(of row: PostgresRow, for registration: DeviceRegistration) throws -> RegistrationOutcome
+    {
         switch try row.string("result") {
         case "unknown_provider":
             throw RegistryError.unknownProvider(field: "provider", name: registration.provider.value)

@@ -1,3 +1,4 @@
+import API
 import Foundation
 import Postgres
 import RegistryCore
@@ -142,8 +143,40 @@ struct AuthorizationTests {
             let limited = try await server.request("GET", "/v1/users/u/devices", key: .bearer("drk_wrong"))
             #expect(limited.status == 429)
             #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
-            // Even a good key from that address waits: the limiter cannot tell guesses from it.
-            #expect(try await server.request("GET", "/v1/users/u/devices").status == 429)
+            // A valid key from the same address is checked first and served: behind a load
+            // balancer every client shares that address.
+            #expect(try await server.request("GET", "/v1/users/u/devices").status == 200)
+        }
+    }
+
+    @Test func behindATrustedProxyEachClientIsCountedOnItsOwn() async throws {
+        var options = TestServer.Options()
+        options.api.badKeyLimit = 2
+        options.api.trustedProxies = try #require(TrustedProxies("127.0.0.0/8, ::1"))
+        try await withDeviceServer(options) { server in
+            var statuses: [Int] = []
+            for client in ["203.0.113.7", "203.0.113.7", "203.0.113.7", "198.51.100.9", "192.0.2.1, 203.0.113.7"] {
+                let response = try await server.request(
+                    "GET", "/v1/users/u/devices", key: .bearer("drk_wrong"), headers: [("X-Forwarded-For", client)])
+                statuses.append(response.status)
+            }
+            // The third bad key of 203.0.113.7 is one too many; another client behind the same proxy
+            // is not affected, and what a client writes before the proxy's entry does not make it
+            // someone else.
+            #expect(statuses == [401, 401, 429, 401, 429])
+        }
+    }
+
+    @Test func forwardingHeadersFromAnUntrustedPeerAreIgnored() async throws {
+        var options = TestServer.Options()
+        options.api.badKeyLimit = 2
+        try await withDeviceServer(options) { server in
+            for (index, expected) in [401, 401, 429].enumerated() {
+                let response = try await server.request(
+                    "GET", "/v1/users/u/devices", key: .bearer("drk_wrong"),
+                    headers: [("X-Forwarded-For", "203.0.113.\(index)")])
+                #expect(response.status == expected)
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ struct KeyCacheTests {
         cache.handle(.listening)
         cache.store(caller, for: "h", lookedUpAt: cache.generation)
         #expect(cache.caller(for: "h")?.keyID == "k1")
-        cache.handle(.notification(payload: "k1"))
+        cache.handle(.revoked(keyID: "k1"))
         #expect(cache.caller(for: "h") == nil, "a revocation anywhere empties it")
         cache.store(caller, for: "h", lookedUpAt: cache.generation)
         cache.handle(.interrupted)
@@ -27,7 +27,7 @@ struct KeyCacheTests {
         let cache = KeyCache()
         cache.handle(.listening)
         let generation = cache.generation  // the database lookup starts…
-        cache.handle(.notification(payload: "k1"))  // …the key is revoked meanwhile…
+        cache.handle(.revoked(keyID: "k1"))  // …the key is revoked meanwhile…
         cache.store(caller, for: "h", lookedUpAt: generation)  // …and the stale answer arrives
         #expect(cache.caller(for: "h") == nil)
     }

@@ -44,9 +44,11 @@ struct ListingTests {
 
     @Test func filtersAndBadCursors() async throws {
         try await withDeviceServer { server in
-            #expect(try await server.register(user: "ivy", token: Tokens.apns(1), ["environment": "sandbox"]).status == 201)
             #expect(
-                try await server.register(user: "ivy", token: Tokens.fcm(2), provider: "android", type: "fcm").status == 201)
+                try await server.register(user: "ivy", token: Tokens.apns(1), ["environment": "sandbox"]).status == 201)
+            #expect(
+                try await server.register(user: "ivy", token: Tokens.fcm(2), provider: "android", type: "fcm").status
+                    == 201)
             #expect(try await server.register(user: "jon", token: Tokens.apns(3)).status == 201)
             func tokens(_ query: String) async throws -> [String] {
                 let response = try await server.request("GET", "/v1/devices?\(query)")

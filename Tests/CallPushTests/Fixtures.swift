@@ -1,4 +1,5 @@
 import CallPush
+import Encodings
 import Foundation
 import RegistryCore
 

@@ -1,6 +1,6 @@
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Keep-alive, timeouts, pipelining, `Expect` and HTTP/1.0 over loopback.
 @Suite struct ConnectionIntegrationTests {
@@ -97,7 +97,9 @@ import TestSupport
             try await client.send(
                 HTTPTestClient.requestBytes(
                     "POST", "/echo",
-                    headers: [("Content-Type", "application/json"), ("Content-Length", "2"), ("Expect", "100-continue")]))
+                    headers: [
+                        ("Content-Type", "application/json"), ("Content-Length", "2"), ("Expect", "100-continue"),
+                    ]))
             let interim = try await client.readResponse()
             #expect(interim.status == 100)
             try await client.send("{}")
@@ -113,7 +115,9 @@ import TestSupport
             try await client.send(
                 HTTPTestClient.requestBytes(
                     "POST", "/echo",
-                    headers: [("Content-Type", "application/json"), ("Content-Length", "5000"), ("Expect", "100-continue")]))
+                    headers: [
+                        ("Content-Type", "application/json"), ("Content-Length", "5000"), ("Expect", "100-continue"),
+                    ]))
             let response = try await client.readResponse()
             #expect(response.status == 413)
             #expect(try await client.waitForClose())
@@ -145,7 +149,8 @@ import TestSupport
             let client = try await server.connect()
             for _ in 0..<2 {
                 try await client.send(
-                    HTTPTestClient.requestBytes("GET", "/hello", headers: [("Connection", "keep-alive")], version: "HTTP/1.0"))
+                    HTTPTestClient.requestBytes(
+                        "GET", "/hello", headers: [("Connection", "keep-alive")], version: "HTTP/1.0"))
                 let response = try await client.readResponse()
                 #expect(response.status == 200)
                 #expect(response.header("connection") == "keep-alive")
@@ -166,7 +171,8 @@ import TestSupport
     @Test func earlyErrorReadsAndDropsTheBodyToKeepTheConnection() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()
-            let response = try await client.request("POST", "/nowhere", headers: [("Content-Type", "application/json")], body: "{\"x\":1}")
+            let response = try await client.request(
+                "POST", "/nowhere", headers: [("Content-Type", "application/json")], body: "{\"x\":1}")
             #expect(response.status == 404)
             #expect(try await client.request("GET", "/hello").status == 200)
         }

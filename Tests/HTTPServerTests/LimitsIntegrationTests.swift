@@ -1,11 +1,13 @@
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// Every limit over loopback, answered with its status and a problem body, then closed.
 /// (Test limits: request line 1 KiB, headers 2 KiB / 16 lines, body 1 KiB.)
 @Suite struct LimitsIntegrationTests {
-    private func expectProblemAndClose(_ client: HTTPTestClient, status: Int, sourceLocation: SourceLocation = #_sourceLocation)
+    private func expectProblemAndClose(
+        _ client: HTTPTestClient, status: Int, sourceLocation: SourceLocation = #_sourceLocation
+    )
         async throws
     {
         let response = try await client.readResponse()
@@ -29,7 +31,8 @@ import TestSupport
     @Test func largeHeaderBlockIs431() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()
-            try await client.send(HTTPTestClient.requestBytes("GET", "/hello", headers: [("X-Big", String(repeating: "b", count: 2100))]))
+            try await client.send(
+                HTTPTestClient.requestBytes("GET", "/hello", headers: [("X-Big", String(repeating: "b", count: 2100))]))
             try await expectProblemAndClose(client, status: 431)
         }
     }
@@ -77,7 +80,8 @@ import TestSupport
         try await withLiveServer { server in
             let client = try await server.connect()
             let body = "\"" + String(repeating: "x", count: 1022) + "\""
-            let response = try await client.request("POST", "/echo", headers: [("Content-Type", "application/json")], body: body)
+            let response = try await client.request(
+                "POST", "/echo", headers: [("Content-Type", "application/json")], body: body)
             #expect(response.status == 200)
             #expect(response.body == body)
         }
@@ -101,10 +105,12 @@ import TestSupport
         try await withLiveServer { server in
             let client = try await server.connect()
             let json = [("Content-Type", "application/json")]
-            let fits = try await client.request("POST", "/big", headers: json, body: String(repeating: "1", count: 4000))
+            let fits = try await client.request(
+                "POST", "/big", headers: json, body: String(repeating: "1", count: 4000))
             #expect(fits.status == 200)
             #expect(fits.body == #"{"bytes":4000}"#)
-            let tooBig = try await client.request("POST", "/big", headers: json, body: String(repeating: "1", count: 4097))
+            let tooBig = try await client.request(
+                "POST", "/big", headers: json, body: String(repeating: "1", count: 4097))
             #expect(tooBig.status == 413)
         }
     }
@@ -117,7 +123,8 @@ import TestSupport
     func jsonRoutesAcceptOnlyJSON(contentType: String, status: Int) async throws {
         try await withLiveServer { server in
             let client = try await server.connect()
-            let response = try await client.request("POST", "/echo", headers: [("Content-Type", contentType)], body: "{}")
+            let response = try await client.request(
+                "POST", "/echo", headers: [("Content-Type", contentType)], body: "{}")
             #expect(response.status == status)
             if status == 415 {
                 #expect(response.header("content-type") == "application/problem+json")
@@ -150,7 +157,8 @@ import TestSupport
     func ambiguousFramingIs400AndClose(framing: String) async throws {
         try await withLiveServer { server in
             let client = try await server.connect()
-            try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(framing)\r\n\r\n{}")
+            try await client.send(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(framing)\r\n\r\n{}")
             try await expectProblemAndClose(client, status: 400)
         }
     }

@@ -1,6 +1,6 @@
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct MetricsIntegrationTests {
     @Test func requestsAreCountedAndTimedByRouteTemplate() async throws {
@@ -19,8 +19,10 @@ import TestSupport
         let found = [("route", "/items/{id}"), ("method", "GET"), ("status", "200")]
         #expect(metrics.counterValue("http_requests_total", found) == 2)
         #expect(
-            metrics.counterValue("http_requests_total", [("route", "unmatched"), ("method", "GET"), ("status", "404")]) == 1)
-        let durations = metrics.timerValues("http_request_duration_seconds", [("route", "/items/{id}"), ("method", "GET")])
+            metrics.counterValue("http_requests_total", [("route", "unmatched"), ("method", "GET"), ("status", "404")])
+                == 1)
+        let durations = metrics.timerValues(
+            "http_request_duration_seconds", [("route", "/items/{id}"), ("method", "GET")])
         #expect(durations.count == 2)
         #expect(durations.allSatisfy { $0 > 0 })
     }

@@ -1,5 +1,6 @@
-@testable import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct QueryParametersTests {
     @Test func decodesPlusAndPercent() throws {

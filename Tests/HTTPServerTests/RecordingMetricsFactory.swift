@@ -58,6 +58,8 @@ final class RecordingMetricsFactory: MetricsFactory, Sendable {
         func reset() {}
         func record(_ value: Int64) {}
         func record(_ value: Double) {}
-        func recordNanoseconds(_ duration: Int64) { factory.timers.withLockedValue { $0[key, default: []].append(duration) } }
+        func recordNanoseconds(_ duration: Int64) {
+            factory.timers.withLockedValue { $0[key, default: []].append(duration) }
+        }
     }
 }

@@ -1,5 +1,6 @@
-@testable import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct RequestFramerTests {
     private let limits = RequestFramer.Limits(maxRequestLineBytes: 32, maxHeaderBytes: 96, maxHeaderCount: 3)
@@ -32,7 +33,8 @@ import Testing
     @Test func findsEveryPipelinedHead() {
         let get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
         let post = "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-        let chunked = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n"
+        let chunked =
+            "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n"
         let text = get + post + chunked + get
         let expected: [RequestFramer.Event] = [
             .headStarted(at: 0), .headStarted(at: get.utf8.count), .headStarted(at: (get + post).utf8.count),
@@ -79,8 +81,10 @@ import Testing
         #expect(rejection(events)?.status == .badRequest)
     }
 
-    @Test(arguments: ["Content-Length: 3\r\nContent-Length: 3", "Content-Length: 3, 3", "Content-Length: +3",
-        "Content-Length: -1", "Content-Length: ", "content-length: 0x10"])
+    @Test(arguments: [
+        "Content-Length: 3\r\nContent-Length: 3", "Content-Length: 3, 3", "Content-Length: +3",
+        "Content-Length: -1", "Content-Length: ", "content-length: 0x10",
+    ])
     func duplicateOrInvalidContentLengthIsRefused(headers: String) {
         #expect(rejection(scan("POST / HTTP/1.1\r\nHost: x\r\n\(headers)\r\n\r\n"))?.status == .badRequest)
     }
@@ -92,7 +96,8 @@ import Testing
     }
 
     @Test func twoTransferEncodingHeadersAreRefused() {
-        let events = scan("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let events = scan(
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
         #expect(rejection(events) == .unsupportedTransferEncoding)
     }
 

@@ -1,8 +1,9 @@
-@testable import HTTPServer
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
+
+@testable import HTTPServer
 
 /// The framing guard in front of the real decoder, on an EmbeddedChannel.
 @Suite struct RequestFramingHandlerTests {
@@ -51,7 +52,8 @@ import Testing
 
     @Test func aRejectionFollowsTheRequestsBeforeIt() throws {
         let log = try run(
-            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /" + String(repeating: "x", count: 100)
+                + " HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(log == ["started", "head /a", "end", "started", "error 414"])
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import HTTPServer
 import NIOCore
 import NIOHTTP1
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct ResponseTests {
     private func bodyString(_ response: HTTPResponse) -> String? {
@@ -61,7 +62,8 @@ import Testing
     }
 
     @Test func noContentCarriesNoFraming() {
-        let head = ResponseHead.make(.empty(.noContent), version: .http1_1, isHeadRequest: false, requestID: "r", close: true)
+        let head = ResponseHead.make(
+            .empty(.noContent), version: .http1_1, isHeadRequest: false, requestID: "r", close: true)
         #expect(head.headers["content-length"] == [])
         #expect(head.headers["connection"] == ["close"])
     }
@@ -71,13 +73,14 @@ import Testing
         #expect(request.logger[metadataKey: "request_id"] == "abc")
     }
 
-    @Test(arguments: [
-        (RouteBody.json, "application/json", true), (.json, "application/problem+json", true),
-        (.json, "application/json;charset=utf-8", true), (.json, "text/json", false), (.json, nil, false),
-        (.streamed(contentTypes: ["text/csv"]), "TEXT/CSV; header=present", true),
-        (.streamed(contentTypes: ["text/csv"]), "text/plain", false), (.streamed(contentTypes: []), nil, true),
-        (.none, "anything/at-all", true),
-    ] as [(RouteBody, String?, Bool)])
+    @Test(
+        arguments: [
+            (RouteBody.json, "application/json", true), (.json, "application/problem+json", true),
+            (.json, "application/json;charset=utf-8", true), (.json, "text/json", false), (.json, nil, false),
+            (.streamed(contentTypes: ["text/csv"]), "TEXT/CSV; header=present", true),
+            (.streamed(contentTypes: ["text/csv"]), "text/plain", false), (.streamed(contentTypes: []), nil, true),
+            (.none, "anything/at-all", true),
+        ] as [(RouteBody, String?, Bool)])
     func contentTypeRules(body: RouteBody, contentType: String?, accepted: Bool) {
         #expect(body.accepts(contentType: contentType) == accepted)
     }

@@ -1,8 +1,8 @@
 import HTTPServer
 import NIOConcurrencyHelpers
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Routing, problem responses, HEAD/OPTIONS, request ids and the access log over loopback.
 @Suite struct RoutingIntegrationTests {
@@ -120,7 +120,8 @@ import TestSupport
 
     @Test func saneRequestIDIsEchoed() async throws {
         try await withLiveServer { server in
-            let response = try await server.connect().request("GET", "/request-id", headers: [("X-Request-ID", "abc-123_XYZ")])
+            let response = try await server.connect().request(
+                "GET", "/request-id", headers: [("X-Request-ID", "abc-123_XYZ")])
             #expect(response.header("x-request-id") == "abc-123_XYZ")
             #expect(response.json as? [String: String] == ["request_id": "abc-123_XYZ"])
         }
@@ -129,7 +130,8 @@ import TestSupport
     @Test(arguments: [String(repeating: "a", count: 129), "bad\u{7F}id", "naïve"])
     func insaneRequestIDIsReplaced(incoming: String) async throws {
         try await withLiveServer { server in
-            let response = try await server.connect().request("GET", "/request-id", headers: [("X-Request-ID", incoming)])
+            let response = try await server.connect().request(
+                "GET", "/request-id", headers: [("X-Request-ID", incoming)])
             let id = try #require(response.header("x-request-id"))
             #expect(id != incoming)
             #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
@@ -152,7 +154,8 @@ import TestSupport
         try await withLiveServer(logger: logs.logger(label: "recording")) { server in
             let client = try await server.connect()
             _ = try await client.request(
-                "POST", "/echo?token=SECRET", headers: [("Content-Type", "application/json"), ("X-Request-ID", "rid-1")],
+                "POST", "/echo?token=SECRET",
+                headers: [("Content-Type", "application/json"), ("X-Request-ID", "rid-1")],
                 body: "{}")
             _ = try await client.request("GET", "/items/SECRET-TOKEN", headers: [("X-Request-ID", "rid-2")])
             _ = try await client.request("GET", "/nope/SECRET", headers: [("X-Request-ID", "rid-3")])

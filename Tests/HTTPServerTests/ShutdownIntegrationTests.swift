@@ -2,8 +2,8 @@ import HTTPServer
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
 
 /// Graceful shutdown through ServiceLifecycle, as the executable runs the server.
 @Suite struct ShutdownIntegrationTests {

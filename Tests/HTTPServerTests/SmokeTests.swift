@@ -1,6 +1,6 @@
-import Testing
-import TestSupport
 import HTTPServer
+import TestSupport
+import Testing
 
 @Suite struct SmokeTests {
     @Test func servesJSON() async throws {

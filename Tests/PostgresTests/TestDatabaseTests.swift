@@ -32,17 +32,28 @@ import Testing
     }
 
     @Test func defaultDatabasesCarryTheRepositorysMigrations() async throws {
-        let directory = TestSupport.repositoryRoot.appendingPathComponent("Migrations")
-        let migrations =
-            FileManager.default.fileExists(atPath: directory.path) ? try Migrator.load(directory: directory) : []
+        let migrations = try TestSupport.repositoryMigrations()
         let databases = try await [TestDatabase.create(), TestDatabase.create()]
         for database in databases {
             let pool = PostgresPool(
                 configuration: PostgresConfiguration(url: database.url), logger: TestSupport.logger("pg-test"))
             let status = try await Migrator(migrations: migrations).status(pool)
+            let devices = try await pool.withConnection {
+                try $0.query("SELECT to_regclass('devices') IS NOT NULL AS present").rows[0].bool("present")
+            }
             await pool.shutdown()
             await database.drop()
             #expect(status == .current)
+            #expect(devices)
         }
+    }
+
+    @Test func aMissingMigrationsFolderIsAnErrorNotAnEmptySchema() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-migrations-\(UUID())")
+        #expect(throws: CocoaError.self) { try TestSupport.repositoryMigrations(in: missing) }
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-migrations-\(UUID())")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(throws: TestSupportError.self) { try TestSupport.repositoryMigrations(in: empty) }
     }
 }

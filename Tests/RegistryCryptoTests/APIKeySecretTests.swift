@@ -1,3 +1,4 @@
+import Encodings
 import Testing
 
 @testable import RegistryCrypto

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Keeps every log line a test server writes, so tests can check what is (and is not) logged.
 /// Lines go to stderr too when `TEST_LOG=1`, for debugging; tests are quiet otherwise.
@@ -11,12 +11,12 @@ public final class CapturedLogs: Sendable {
         public let metadata: [String: String]
     }
 
-    private let lines = Mutex<[Line]>([])
+    private let lines = NIOLockedValueBox<[Line]>([])
     private let echo = ProcessInfo.processInfo.environment["TEST_LOG"] == "1"
 
     public init() {}
 
-    public var all: [Line] { lines.withLock { $0 } }
+    public var all: [Line] { lines.withLockedValue { $0 } }
 
     /// Every line as text, message and metadata, for "no secret appears anywhere" checks.
     public var joined: String {
@@ -31,7 +31,7 @@ public final class CapturedLogs: Sendable {
     }
 
     fileprivate func append(_ line: Line) {
-        lines.withLock { $0.append(line) }
+        lines.withLockedValue { $0.append(line) }
         if echo { FileHandle.standardError.write(Data("[\(line.level)] \(line.message) \(line.metadata)\n".utf8)) }
     }
 

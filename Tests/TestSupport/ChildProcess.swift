@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
     import Glibc
@@ -23,10 +23,10 @@ final class ChildProcess: Sendable {
 
     let pid: pid_t
     /// The raw `waitpid` status once the child has been reaped.
-    private let reaped = Mutex<Int32?>(nil)
+    private let reaped = NIOLockedValueBox<Int32?>(nil)
     /// Held while spawning and while making pipes: a child spawned between `pipe()` and marking
     /// its ends close-on-exec would inherit them and keep the pipe open.
-    private static let spawning = Mutex(())
+    private static let spawning = NIOLockedValueBox(())
 
     /// Starts `argv[0]` (looked up in PATH) with `environment`, or ours when nil. Standard error is
     /// standard output when `stderr` is nil.
@@ -38,11 +38,18 @@ final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         Self.redirect(1, to: stdout, in: &actions)
-        if let stderr { Self.redirect(2, to: stderr, in: &actions) } else { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
+        if let stderr {
+            Self.redirect(2, to: stderr, in: &actions)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
 
         let arguments = CStringArray(argv)
         let variables = environment.map { CStringArray($0.map { "\($0.key)=\($0.value)" }) }
-        defer { arguments.free(); variables?.free() }
+        defer {
+            arguments.free()
+            variables?.free()
+        }
         // As a fresh process would start: no blocked signals, none ignored (as Foundation's
         // Process does; our threads may block some).
         var attributes = posix_spawnattr_t()
@@ -57,7 +64,7 @@ final class ChildProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         var pid = pid_t()
-        let spawned = Self.spawning.withLock { _ in
+        let spawned = Self.spawning.withLockedValue { _ in
             variables.map { posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, $0.pointers) }
                 ?? posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, environ)
         }
@@ -82,7 +89,7 @@ final class ChildProcess: Sendable {
 
     /// A pipe whose ends no child inherits unless it is given one (`Stream.descriptor`).
     static func makePipe() throws -> (read: Int32, write: Int32) {
-        try spawning.withLock { _ in
+        try spawning.withLockedValue { _ in
             var descriptors: [Int32] = [0, 0]
             guard pipe(&descriptors) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
             for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
@@ -92,12 +99,12 @@ final class ChildProcess: Sendable {
 
     /// The wait happens outside the lock, so a blocking one never holds up `exitCode` or `signal`.
     private func reap(blocking: Bool) -> Int32? {
-        var status = reaped.withLock { $0 }
+        var status = reaped.withLockedValue { $0 }
         if status == nil {
             var raw: Int32 = 0
             var result: pid_t
             repeat { result = waitpid(pid, &raw, blocking ? 0 : WNOHANG) } while result == -1 && errno == EINTR
-            status = reaped.withLock { reaped in
+            status = reaped.withLockedValue { reaped in
                 if result == pid { reaped = raw }
                 return reaped
             }
@@ -109,7 +116,8 @@ final class ChildProcess: Sendable {
     private static func redirect(_ target: Int32, to stream: Stream, in actions: inout posix_spawn_file_actions_t) {
         switch stream {
         case .devNull: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
-        case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        case .file(let path):
+            posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
         }
     }

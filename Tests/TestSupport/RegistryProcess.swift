@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The built `device-registry` binary run as a child process, its output captured line by line:
 /// for tests of the command line, logs and signals.
@@ -21,7 +21,10 @@ public final class RegistryProcess: Sendable {
             for descriptor in [out.read, out.write] { close(descriptor) }
             throw error
         }
-        defer { close(out.write); close(err.write) }
+        defer {
+            close(out.write)
+            close(err.write)
+        }
         do {
             child = try ChildProcess(
                 [Self.executable.path] + arguments,
@@ -105,10 +108,10 @@ private final class CapturedOutput: Sendable {
         var lines: [Stream: [String]] = [:]
         var partial: [Stream: String] = [:]
     }
-    private let buffers = Mutex(Buffers())
+    private let buffers = NIOLockedValueBox(Buffers())
 
     func append(_ data: Data, to stream: Stream) {
-        buffers.withLock { buffers in
+        buffers.withLockedValue { buffers in
             var text = (buffers.partial[stream] ?? "") + String(decoding: data, as: UTF8.self)
             if data.isEmpty, !text.isEmpty { text += "\n" }  // end of output: keep the last line
             var pieces = text.components(separatedBy: "\n")
@@ -117,5 +120,5 @@ private final class CapturedOutput: Sendable {
         }
     }
 
-    func lines(_ stream: Stream) -> [String] { buffers.withLock { $0.lines[stream] ?? [] } }
+    func lines(_ stream: Stream) -> [String] { buffers.withLockedValue { $0.lines[stream] ?? [] } }
 }

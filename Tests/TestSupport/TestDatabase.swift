@@ -9,8 +9,8 @@ public struct TestDatabase: Sendable {
     /// libpq URI of this database.
     public let url: String
 
-    /// `migrations: nil` clones the repository's migrations (an empty database when there are none);
-    /// pass a list to get a database with exactly those applied.
+    /// `migrations: nil` clones the repository's migrations (and throws when `Migrations/` is
+    /// missing or empty); pass a list to get a database with exactly those applied.
     public static func create(migrations: [Migration]? = nil) async throws -> TestDatabase {
         let serverURL = try TestSupport.serverURL()
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
@@ -19,10 +19,9 @@ public struct TestDatabase: Sendable {
         if let migrations {
             try await databases.execute("CREATE DATABASE \(name)", on: serverURL)
             try await database.migrate(migrations)
-        } else if let template = try await databases.template(on: serverURL) {
-            try await databases.execute("CREATE DATABASE \(name) TEMPLATE \(template)", on: serverURL)
         } else {
-            try await databases.execute("CREATE DATABASE \(name)", on: serverURL)
+            let template = try await databases.template(on: serverURL)
+            try await databases.execute("CREATE DATABASE \(name) TEMPLATE \(template)", on: serverURL)
         }
         return database
     }

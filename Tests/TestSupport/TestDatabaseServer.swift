@@ -6,7 +6,7 @@ import Postgres
 actor TestDatabaseServer {
     static let shared = TestDatabaseServer()
 
-    private var templates: [String: Task<String?, any Error>] = [:]
+    private var templates: [String: Task<String, any Error>] = [:]
 
     /// Runs a statement that cannot run in a transaction (CREATE/DROP/ALTER DATABASE) on the server's
     /// maintenance database, with time to spare for a busy machine.
@@ -14,8 +14,8 @@ actor TestDatabaseServer {
         try await withAdminConnection(serverURL) { try $0.execute(sql) }
     }
 
-    /// The name of a database with the repository's migrations applied, or nil when there are none.
-    func template(on serverURL: String) async throws -> String? {
+    /// The name of a database with the repository's migrations applied.
+    func template(on serverURL: String) async throws -> String {
         if let template = templates[serverURL] { return try await template.value }
         let task = Task { try await buildTemplate(on: serverURL) }
         templates[serverURL] = task
@@ -38,11 +38,8 @@ actor TestDatabaseServer {
 
     /// Other test processes may build the same template at the same time: each builds under a
     /// private name and renames it into place; a loser drops its copy and uses the winner's.
-    private func buildTemplate(on serverURL: String) async throws -> String? {
-        let directory = TestSupport.repositoryRoot.appendingPathComponent("Migrations")
-        guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
-        let migrations = try Migrator.load(directory: directory)
-        guard !migrations.isEmpty else { return nil }
+    private func buildTemplate(on serverURL: String) async throws -> String {
+        let migrations = try TestSupport.repositoryMigrations()
         let fingerprint = Migration(version: 0, name: "", sql: migrations.map(\.checksum).joined()).checksum
         let name = "template_" + fingerprint.prefix(16)
         let exists = try await withAdminConnection(serverURL) {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import Postgres
 
 /// What every layer's integration tests share.
 public enum TestSupport {
@@ -16,6 +17,16 @@ public enum TestSupport {
     /// The repository's root, found from this file's place in it.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The repository's `Migrations/`. Missing or empty is an error, never "no migrations": a test
+    /// database without the schema would let schema tests pass without checking anything.
+    public static func repositoryMigrations(
+        in directory: URL = repositoryRoot.appendingPathComponent("Migrations")
+    ) throws -> [Migration] {
+        let migrations = try Migrator.load(directory: directory)
+        guard !migrations.isEmpty else { throw TestSupportError("no migrations in \(directory.path)") }
+        return migrations
+    }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
     public static func freePort() async throws -> Int {

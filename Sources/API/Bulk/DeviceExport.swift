@@ -1,10 +1,10 @@
 import Foundation
 import HTTPServer
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import RegistryCore
 import Store
-import Synchronization
 
 /// `GET /v1/devices/export`: every device as one JSON object per line, read a page at a time as
 /// the client consumes them, so memory stays flat whatever the table's size. A failure after the
@@ -16,18 +16,19 @@ struct DeviceExport: Sendable {
     let logger: Logger
 
     func stream() -> AsyncStream<ByteBuffer> {
-        let cursor = Mutex<ListCursor?>(nil)
-        let finished = Mutex(false)
+        let cursor = NIOLockedValueBox<ListCursor?>(nil)
+        let finished = NIOLockedValueBox(false)
         return AsyncStream(unfolding: {
-            guard !finished.withLock({ $0 }) else { return nil }
+            guard !finished.withLockedValue({ $0 }) else { return nil }
             do {
-                let page = try await devices.list(ListFilter(limit: Self.pageSize, cursor: cursor.withLock { $0 }))
-                cursor.withLock { $0 = page.nextCursor }
-                if page.nextCursor == nil { finished.withLock { $0 = true } }
+                let page = try await devices.list(
+                    ListFilter(limit: Self.pageSize, cursor: cursor.withLockedValue { $0 }))
+                cursor.withLockedValue { $0 = page.nextCursor }
+                if page.nextCursor == nil { finished.withLockedValue { $0 = true } }
                 if page.devices.isEmpty { return nil }
-                return try NDJSON.lines(page.devices)
+                return DeviceJSON.lines(page.devices)
             } catch {
-                finished.withLock { $0 = true }
+                finished.withLockedValue { $0 = true }
                 let problem = ProblemMapping.problem(for: error, logger: logger)
                 return (try? NDJSON.lines([ErrorLine(error: problem)])) ?? ByteBuffer()
             }
@@ -40,7 +41,7 @@ struct DeviceExport: Sendable {
 /// Newline-delimited JSON.
 enum NDJSON {
     static let contentType = "application/x-ndjson"
-    private static let encoder: JSONEncoder = {
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

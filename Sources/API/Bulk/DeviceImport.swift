@@ -21,7 +21,7 @@ struct DeviceImport: Sendable {
     let logger: Logger
 
     func run(_ body: RequestBodyStream) async throws -> HTTPResponse {
-        let results = try ResultFile()
+        let results = try await ResultFile()
         // Batches are read and parsed while earlier ones commit, up to `importParallelism` at once
         // (PostgreSQL's insert work is most of an import, and one backend uses one core). Results
         // land in line order, and a batch naming a token that a running batch names waits for it
@@ -37,7 +37,7 @@ struct DeviceImport: Sendable {
                         || running.contains(where: { !$0.tokens.isDisjoint(with: tokens) })
                 {
                     running.removeFirst()
-                    try results.append(try await first.lines.value)
+                    try await results.append(try await first.lines.value)
                 }
                 running.append((tokens, Task { [self] in try await importBatch(window) }))
             }
@@ -51,13 +51,12 @@ struct DeviceImport: Sendable {
             }
             window += lines.finish().map(Self.parse)
             if !window.isEmpty { try await start(window) }
-            for batch in running { try results.append(try await batch.lines.value) }
+            for batch in running { try await results.append(try await batch.lines.value) }
             return HTTPResponse(
-                status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(try results.stream()))
+                status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(results.stream()))
         } catch {
             for batch in running { batch.lines.cancel() }
             for batch in running { _ = try? await batch.lines.value }
-            results.discard()
             throw error
         }
     }

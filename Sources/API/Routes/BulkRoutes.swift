@@ -13,13 +13,13 @@ extension APIContext {
             handler: guarded(.devicesWrite) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
                 let items = try Self.batchItems(try RequestReading.json(request))
-                var results = [BatchItemBody?](repeating: nil, count: items.count)
+                var results = [DeviceJSON.BatchItem?](repeating: nil, count: items.count)
                 var valid: [(index: Int, registration: DeviceRegistration)] = []
                 for (index, item) in items.enumerated() {
                     do throws(ValidationErrors) {
                         valid.append((index, try DeviceRegistration.parse(item)))
                     } catch {
-                        results[index] = BatchItemBody(index: index, failure: ProblemMapping.validation(error.errors))
+                        results[index] = .failed(index: index, ProblemMapping.validation(error.errors))
                     }
                 }
                 let outcomes = try await devices.registerBatch(valid.map(\.registration))
@@ -27,13 +27,12 @@ extension APIContext {
                     switch outcome {
                     case .success(let outcome):
                         events.registered(outcome)
-                        results[index] = BatchItemBody(index: index, outcome: outcome)
+                        results[index] = .registered(index: index, outcome)
                     case .failure(let error):
-                        results[index] = BatchItemBody(
-                            index: index, failure: ProblemMapping.problem(for: error, logger: logger))
+                        results[index] = .failed(index: index, ProblemMapping.problem(for: error, logger: logger))
                     }
                 }
-                return .json(BatchBody(results: results.compactMap { $0 }))
+                return .json(encoded: try DeviceJSON.batchBody(results.compactMap { $0 }))
             })
     }
 
@@ -57,39 +56,6 @@ extension APIContext {
         return items
     }
 }
-
-/// One item's answer in a batch: its index, its status, and the registration or the problem.
-struct BatchItemBody: Encodable {
-    let index: Int
-    let status: Int
-    let registration: RegistrationBody?
-    let error: Problem?
-
-    init(index: Int, outcome: RegistrationOutcome) {
-        self.index = index
-        status = outcome.result == .created ? 201 : 200
-        registration = RegistrationBody(outcome)
-        error = nil
-    }
-
-    init(index: Int, failure: Problem) {
-        self.index = index
-        status = failure.status
-        registration = nil
-        error = failure
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        try registration?.encode(to: encoder)  // its fields at the item's top level
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(index, forKey: .index)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(error, forKey: .error)
-    }
-    private enum CodingKeys: String, CodingKey { case index, status, error }
-}
-
-struct BatchBody: Encodable { let results: [BatchItemBody] }
 
 /// Moving a whole registry in or out: NDJSON, streamed both ways.
 extension APIContext {

@@ -21,7 +21,7 @@ extension APIContext {
             handler: guarded(.devicesRead) { request, _ in
                 let filter = try ListFilter.parse(try RequestReading.query(request, allowed: ListFilter.parameters))
                 let page = try await devices.list(filter)
-                return .json(DevicePageBody(devices: page.devices, next_cursor: page.nextCursor?.encoded))
+                return .json(encoded: DeviceJSON.pageBody(page.devices, nextCursor: page.nextCursor))
             })
 
         router.add(
@@ -29,7 +29,7 @@ extension APIContext {
             handler: guarded(.devicesRead) { request, _ in
                 let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
                 let device = try await devices.device(token: request.pathParameters["token"] ?? "", provider: provider)
-                return .json(DeviceBody(device: device))
+                return .json(encoded: DeviceJSON.deviceBody(device))
             })
 
         router.add(

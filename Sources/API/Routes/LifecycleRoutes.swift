@@ -27,9 +27,7 @@ extension APIContext {
                 }
                 outcomes.forEach(events.registered)
                 let created = outcomes.contains { $0.result == .created }
-                return .json(
-                    RegistrationsBody(registrations: outcomes.map(RegistrationBody.init)),
-                    status: created ? .created : .ok)
+                return .json(encoded: DeviceJSON.registrationsBody(outcomes), status: created ? .created : .ok)
             })
 
         router.add(

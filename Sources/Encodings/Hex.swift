@@ -1,4 +1,4 @@
-/// Lowercase hexadecimal, for digests in logs and database columns.
+/// Lowercase hexadecimal, for digests in logs and database columns, and the one hex-digit reader.
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
@@ -20,14 +20,15 @@ public enum Hex {
         output.reserveCapacity(input.count / 2)
         var index = 0
         while index < input.count {
-            guard let high = value(input[index]), let low = value(input[index + 1]) else { return nil }
+            guard let high = digitValue(input[index]), let low = digitValue(input[index + 1]) else { return nil }
             output.append(high << 4 | low)
             index += 2
         }
         return output
     }
 
-    private static func value(_ byte: UInt8) -> UInt8? {
+    /// The value of one hex digit of either case (also for `%XX` escapes); nil for any other byte.
+    static func digitValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

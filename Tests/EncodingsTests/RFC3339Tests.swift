@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RegistryCore
+@testable import Encodings
 
 @Suite struct RFC3339Tests {
     @Test(arguments: [
@@ -28,6 +28,23 @@ import Testing
     ])
     func rejects(text: String) {
         #expect(RFC3339.parse(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("2024-02-29 23:59:59.123456+00", "2024-02-29T23:59:59.123456Z"),
+        ("2024-03-01 05:29:59.123456+05:30:00", "2024-02-29T23:59:59.123456Z"),
+        ("2024-02-29 23:59:59.5-01", "2024-03-01T00:59:59.500000Z"),
+        ("2024-02-29 23:59:59", "2024-02-29T23:59:59.000000Z"),
+    ])
+    func postgresOffsetsOnlyWhenAskedFor(text: String, utc: String) throws {
+        #expect(RFC3339.parse(text) == nil)
+        #expect(RFC3339.parse(text, offsets: .postgres).map(RFC3339.format) == utc)
+    }
+
+    @Test func theSameCalendarForBothDialects() {
+        for text in ["2024-02-31 00:00:00+00", "2024-02-29 23:59:60+00"] {
+            #expect(RFC3339.parse(text, offsets: .postgres) == nil, "\(text)")
+        }
     }
 
     @Test func formatsUTCWithMicroseconds() {

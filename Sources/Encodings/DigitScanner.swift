@@ -40,9 +40,10 @@ struct DigitScanner {
         return micros
     }
 
-    /// `Z`, `±HH`, `±HH:MM` or `±HH:MM:SS`; nothing at all means UTC.
-    mutating func offsetSeconds() -> Int64? {
-        if isAtEnd || skip("Z") { return 0 }
+    /// `Z` or `±HH:MM`; with `.postgres` also `±HH`, `±HH:MM:SS` or nothing at all (UTC).
+    mutating func offsetSeconds(_ offsets: RFC3339.Offsets) -> Int64? {
+        if skip("Z") || skip("z") { return 0 }
+        if isAtEnd { return offsets == .postgres ? 0 : nil }
         let sign: Int64
         if skip("+") {
             sign = 1
@@ -51,15 +52,17 @@ struct DigitScanner {
         } else {
             return nil
         }
-        guard let hours = number(digits: 2) else { return nil }
+        guard let hours = number(digits: 2), hours <= 23 else { return nil }
         var seconds = hours * 3600
         if skip(":") {
-            guard let minutes = number(digits: 2) else { return nil }
+            guard let minutes = number(digits: 2), minutes <= 59 else { return nil }
             seconds += minutes * 60
-            if skip(":") {
-                guard let extra = number(digits: 2) else { return nil }
+            if offsets == .postgres, skip(":") {
+                guard let extra = number(digits: 2), extra <= 59 else { return nil }
                 seconds += extra
             }
+        } else if offsets == .rfc3339 {
+            return nil
         }
         return sign * Int64(seconds)
     }

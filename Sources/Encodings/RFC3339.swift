@@ -1,10 +1,14 @@
 import Foundation
 
-/// The one RFC 3339 timestamp parser and formatter every layer uses.
+/// The one RFC 3339 timestamp parser and formatter every layer uses: the API's JSON and the
+/// database's `timestamptz` text alike.
 ///
 /// Hand-written rather than `ISO8601DateFormatter` so it is `Sendable`, allocation-light and
 /// behaves identically on Linux and macOS.
 public enum RFC3339 {
+    /// Microseconds from 1970-01-01 to 2001-01-01, `Date`'s reference date.
+    private static let referenceMicros: Int64 = 978_307_200_000_000
+
     /// Formats as UTC with exactly 6 fractional digits (`2026-11-22T03:24:00.123456Z`):
     /// microseconds, the precision PostgreSQL stores, so a timestamp survives a round trip.
     public static func format(_ date: Date) -> String {
@@ -14,7 +18,7 @@ public enum RFC3339 {
     /// The bytes `format` gives, lent to `body` without building a String: JSON writers put
     /// three of these in every device they write.
     public static func withUTF8<R>(_ date: Date, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let totalMicros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let totalMicros = Int64((date.timeIntervalSinceReferenceDate * 1_000_000).rounded()) + referenceMicros
         let seconds = totalMicros.floorDiv(1_000_000)
         let fraction = totalMicros - seconds * 1_000_000
         let days = seconds.floorDiv(86_400)
@@ -60,61 +64,48 @@ public enum RFC3339 {
         }
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`. `T`/`Z` may be lowercase and the
-    /// separator may be a space (RFC 3339 §5.6 allows both). Leap seconds (`:60`) are refused:
-    /// `Date` cannot represent them. Returns nil for anything else.
-    public static func parse(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        guard b.count >= 20 else { return nil }
-        func number(_ start: Int, _ length: Int) -> Int? {
-            guard start + length <= b.count else { return nil }
-            var value = 0
-            for byte in b[start..<start + length] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
-        guard let year = number(0, 4), b[4] == UInt8(ascii: "-"), let month = number(5, 2), b[7] == UInt8(ascii: "-"),
-            let day = number(8, 2), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
-            let hour = number(11, 2), b[13] == UInt8(ascii: ":"), let minute = number(14, 2),
-            b[16] == UInt8(ascii: ":"), let second = number(17, 2)
-        else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59,
-            second <= 59
-        else { return nil }
+    /// How the UTC offset may be written.
+    public enum Offsets: Sendable {
+        /// `Z` or `±HH:MM`, as RFC 3339 has it: what clients send.
+        case rfc3339
+        /// Also `±HH` and `±HH:MM:SS`, or none (UTC): what PostgreSQL writes for `timestamptz`
+        /// (`2024-05-06 07:08:09.123456+00`).
+        case postgres
+    }
 
-        var index = 19
-        var fraction = 0.0
-        if b[index] == UInt8(ascii: ".") {
-            index += 1
-            var scale = 0.1
-            let start = index
-            while index < b.count, b[index] >= 48, b[index] <= 57 {
-                fraction += Double(b[index] - 48) * scale
-                scale /= 10
-                index += 1
-            }
-            guard index > start else { return nil }
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`. `T`/`Z` may be lowercase and the
+    /// separator may be a space (RFC 3339 §5.6 allows both); fraction digits past microseconds
+    /// are dropped. Dates that do not exist (31 February) and leap seconds (`:60`, which `Date`
+    /// cannot represent) are refused. Returns nil for anything else, `infinity` included.
+    public static func parse(_ text: String, offsets: Offsets = .rfc3339) -> Date? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var scanner = DigitScanner(bytes)
+            return parse(&scanner, offsets: offsets)
         }
-        guard index < b.count else { return nil }
-        var offset = 0
-        switch b[index] {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            index += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard let offsetHours = number(index + 1, 2), index + 3 < b.count, b[index + 3] == UInt8(ascii: ":"),
-                let offsetMinutes = number(index + 4, 2), offsetHours <= 23, offsetMinutes <= 59
-            else { return nil }
-            offset = (offsetHours * 3600 + offsetMinutes * 60) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
-            index += 6
-        default:
-            return nil
+    }
+
+    private static func parse(_ scanner: inout DigitScanner, offsets: Offsets) -> Date? {
+        guard let year = scanner.number(digits: 4), scanner.skip("-"),
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
+            let hour = scanner.number(digits: 2), scanner.skip(":"),
+            let minute = scanner.number(digits: 2), scanner.skip(":"),
+            let second = scanner.number(digits: 2)
+        else { return nil }
+        var micros: Int64 = 0
+        if scanner.skip(".") {
+            guard let fraction = scanner.fraction() else { return nil }
+            micros = fraction
         }
-        guard index == b.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        guard let offset = scanner.offsetSeconds(offsets), scanner.isAtEnd,
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offset
+        // From whole microseconds since `Date`'s reference date, so `format` gives back the same digits.
+        return Date(timeIntervalSinceReferenceDate: Double(seconds * 1_000_000 + micros - referenceMicros) / 1_000_000)
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
