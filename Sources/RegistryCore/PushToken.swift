@@ -33,8 +33,11 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
 
     private static func parseAPNs(_ raw: String, field: String) throws(ValidationError) -> String {
         // Data.description changed in iOS 13 from "<abcd 1234 …>" to "{length=32,bytes=0x…}" and
-        // the new form elides the middle, so an app that stringifies the Data sends garbage.
-        if raw.hasPrefix("{length=") {
+        // the new form elides the middle, so an app that stringifies the Data sends garbage. Some
+        // versions print it spaced, "{length = 32, bytes = 0xd3d997af 967d1f43 ... 14af515f }".
+        if raw.utf8.first == UInt8(ascii: "{"),
+            raw.utf8.lazy.filter({ $0 != UInt8(ascii: " ") }).starts(with: "{length=".utf8)
+        {
             throw ValidationError(
                 field: field,
                 message:
@@ -51,7 +54,8 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
         guard (32...1024).contains(length), length % 2 == 0, ASCIISet.hexDigits.containsAll(raw) else {
             throw ValidationError(field: field, message: "must be 32–1024 hexadecimal characters with an even length")
         }
-        return raw.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? raw.lowercased() : raw
+        return raw.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) })
+            ? raw.lowercased() : raw
     }
 
     private static func parseFCM(_ raw: String, field: String) throws(ValidationError) -> String {
