@@ -19,11 +19,12 @@ enum HTTPPipeline {
         encoderConfiguration.automaticallySetFramingHeaders = false  // ResponseHead sets them
         let timeouts = ConnectionStateHandler.Timeouts(
             idle: configuration.idleTimeout, headerRead: configuration.headerReadTimeout,
-            bodyRead: configuration.bodyReadTimeout)
+            bodyRead: configuration.bodyReadTimeout, write: configuration.writeTimeout)
         let remote = channel.remoteAddress?.ipAddress ?? "?"
         try channel.pipeline.syncOperations.addHandlers([
             RequestFramingHandler(limits: limits),
-            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
+            ByteToMessageHandler(
+                HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
             HTTPResponseEncoder(configuration: encoderConfiguration),
             ConnectionStateHandler(timeouts: timeouts) { kind, requestID in
                 var metadata: Logger.Metadata = ["timeout": "\(kind.rawValue)", "peer": "\(remote)"]

@@ -1,8 +1,9 @@
-@testable import HTTPServer
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
+
+@testable import HTTPServer
 
 /// The connection rules on an EmbeddedChannel with a virtual clock: no sockets, no sleeping.
 ///
@@ -31,7 +32,8 @@ import Testing
     private let requestHead = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/")
 
     private func respond(_ channel: EmbeddedChannel, headers: HTTPHeaders = [:]) throws {
-        try channel.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
+        try channel.writeOutbound(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
     }
 
@@ -55,6 +57,27 @@ import Testing
         #expect(channel.isActive)
         channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(!channel.isActive)
+    }
+
+    @Test func aClientThatStopsReadingIsCutOffAfterTheWriteTimeout() throws {
+        let channel = try makeChannel()
+        channel.isWritable = false  // the outbound buffer is full: the client reads nothing
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(29))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aClientThatCatchesUpIsNotCutOff() throws {
+        let channel = try makeChannel()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        #expect(channel.isActive)
     }
 
     @Test func idleTimerRestartsAfterEachResponse() throws {

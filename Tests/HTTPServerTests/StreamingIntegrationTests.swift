@@ -1,8 +1,8 @@
 import HTTPServer
 import NIOConcurrencyHelpers
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 /// Chunked responses and streamed request bodies over loopback.
 @Suite struct StreamingIntegrationTests {
@@ -32,7 +32,8 @@ import TestSupport
         try await withLiveServer { server in
             let client = try await server.connect()
             try await client.send(
-                HTTPTestClient.requestBytes("GET", "/stream?n=2", headers: [("Connection", "keep-alive")], version: "HTTP/1.0"))
+                HTTPTestClient.requestBytes(
+                    "GET", "/stream?n=2", headers: [("Connection", "keep-alive")], version: "HTTP/1.0"))
             let response = try await client.readResponse()
             #expect(response.header("connection") == "close")
             #expect(response.body == "line 0\nline 1\n")
@@ -45,7 +46,8 @@ import TestSupport
         let produced = ProducedCounter()
         var router = Router()
         router.add(.GET, "/firehose") { _ in
-            let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(1))
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(1))
             Task {
                 let chunk = ByteBuffer(repeating: 0x61, count: 64 * 1024)
                 for _ in 0..<1024 {
@@ -73,12 +75,41 @@ import TestSupport
         }
     }
 
+    @Test func aClientThatStopsReadingIsCutOffAndItsResponseDropped() async throws {
+        // 16 MiB to a client that reads nothing: once the socket buffers are full the server's
+        // buffer fills, and after the write timeout the connection is closed and the rest dropped.
+        var router = Router()
+        router.add(.GET, "/firehose") { _ in
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(1))
+            Task {
+                let chunk = ByteBuffer(repeating: 0x61, count: 64 * 1024)
+                for _ in 0..<256 {
+                    while case .dropped = continuation.yield(chunk) { try? await Task.sleep(for: .milliseconds(1)) }
+                }
+                continuation.finish()
+            }
+            return HTTPResponse(status: .ok, body: .stream(stream))
+        }
+        try await withLiveServer(.forTests(writeTimeout: .milliseconds(500)), router: router) { server in
+            let client = try await HTTPTestClient.connect(port: server.port, reads: false)
+            try await client.send(HTTPTestClient.requestBytes("GET", "/firehose"))
+            try await Task.sleep(for: .seconds(2))
+            try await client.startReading()
+            // Only what the socket buffers held arrives, then the close; without the timeout the
+            // whole 16 MiB would follow and the kept-alive connection stay open.
+            #expect(try await client.waitForClose(within: .seconds(10)))
+            #expect(client.unreadBytes.count < 16 * 1024 * 1024)
+        }
+    }
+
     @Test func streamedRequestBodyArrivesInPieces() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()
             try await client.send(
                 HTTPTestClient.requestBytes(
-                    "POST", "/import", headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")]))
+                    "POST", "/import",
+                    headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")]))
             for _ in 0..<5 {
                 try await client.send("6\r\n{}\n{}\n\r\n")
                 try await Task.sleep(for: .milliseconds(10))
@@ -112,7 +143,8 @@ import TestSupport
             let client = try await server.connect()
             let sent = ProducedCounter()
             let upload = Task {
-                try await client.send(HTTPTestClient.requestBytes("POST", "/sink", body: [UInt8](repeating: 0x7A, count: size)))
+                try await client.send(
+                    HTTPTestClient.requestBytes("POST", "/sink", body: [UInt8](repeating: 0x7A, count: size)))
                 sent.add()
             }
             try await Task.sleep(for: .milliseconds(300))
@@ -128,7 +160,8 @@ import TestSupport
             let client = try await server.connect()
             try await client.send(
                 HTTPTestClient.requestBytes(
-                    "POST", "/import", headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")]))
+                    "POST", "/import",
+                    headers: [("Content-Type", "application/x-ndjson"), ("Transfer-Encoding", "chunked")]))
             let chunk = String(repeating: "x", count: 4000)
             try await client.send("fa0\r\n\(chunk)\r\nfa0\r\n\(chunk)\r\nfa0\r\n\(chunk)\r\n")  // 12000 > 10000
             let response = try await client.readResponse()
@@ -143,7 +176,8 @@ import TestSupport
             let client = try await server.connect()
             try await client.send(
                 HTTPTestClient.requestBytes(
-                    "POST", "/import", headers: [("Content-Type", "application/x-ndjson"), ("Content-Length", "10001")]))
+                    "POST", "/import", headers: [("Content-Type", "application/x-ndjson"), ("Content-Length", "10001")])
+            )
             #expect(try await client.readResponse().status == 413)
         }
     }
