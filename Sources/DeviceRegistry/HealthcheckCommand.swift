@@ -59,10 +59,10 @@ struct HealthcheckCommand: AsyncParsableCommand {
             var received = ByteBuffer()
             for try await chunk in inbound {
                 received.writeImmutableBuffer(chunk)
-                let text = String(buffer: received)
-                guard let lineEnd = text.firstIndex(of: "\r") else { continue }
+                let bytes = received.readableBytesView
+                guard let lineEnd = bytes.firstIndex(of: UInt8(ascii: "\r")) else { continue }
                 // "HTTP/1.1 200 OK"
-                let fields = text[..<lineEnd].split(separator: " ")
+                let fields = String(decoding: bytes[..<lineEnd], as: UTF8.self).split(separator: " ")
                 guard fields.count >= 2, let status = Int(fields[1]) else { break }
                 return status
             }
