@@ -1,6 +1,11 @@
 # syntax=docker/dockerfile:1
 # Build:  docker build -t device-registry .
 # Run:    see docker-compose.yml (needs PostgreSQL and REGISTRY_ADMIN_KEY).
+#
+# The image holds one file of ours, /usr/local/bin/device-registry: the migrations and
+# openapi.yaml are compiled into it and the Swift runtime is linked statically, so the runtime
+# stage needs only libpq, libcrypto and CA certificates. scripts/smoke-serve runs that layout (the
+# binary alone in an empty folder) on every CI run.
 
 ARG SWIFT_VERSION=6.1
 
@@ -15,26 +20,29 @@ WORKDIR /build
 COPY Package.* ./
 RUN swift package resolve
 # Tests/ too: the manifest declares test targets and SwiftPM checks that their folders exist.
+# Migrations/ and openapi.yaml are build inputs: the EmbedResources plugin compiles them in.
+COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --product device-registry \
-    && cp "$(swift build -c release --show-bin-path)/device-registry" /build/device-registry
+COPY Migrations ./Migrations
+COPY openapi.yaml ./
+RUN swift build -c release --static-swift-stdlib --product device-registry \
+    && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/device-registry" /build/device-registry
 
-# ---- runtime: the Swift runtime libraries without the compiler, plus the shared libraries we link
-FROM swift:${SWIFT_VERSION}-bookworm-slim
+# ---- runtime: the shared libraries the binary links and nothing else
+FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 libssl3 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libpq5 libssl3 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --user-group --home-dir /app --shell /usr/sbin/nologin registry
-WORKDIR /app
-COPY --from=build /build/device-registry /app/device-registry
-# The binary looks for its migrations beside itself.
-COPY Migrations /app/Migrations
+    && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin registry
+COPY --from=build /build/device-registry /usr/local/bin/device-registry
 # Numeric, so orchestrators that insist on a non-root uid can check it.
 USER 10001:10001
 ENV HOST=0.0.0.0 \
     PORT=8080
 EXPOSE 8080
-ENTRYPOINT ["/app/device-registry"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["/usr/local/bin/device-registry", "healthcheck"]
+ENTRYPOINT ["/usr/local/bin/device-registry"]
 CMD ["serve"]

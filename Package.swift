@@ -85,11 +85,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings),
+        // openapi.yaml and Migrations/ compiled into the binary at build time; the files stay the source.
+        .executableTarget(name: "ResourceEmbedder", swiftSettings: swiftSettings),
+        .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["ResourceEmbedder"]),
+        .target(name: "EmbeddedResources", swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
+                "EmbeddedResources",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -110,6 +116,7 @@ let package = Package(
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RegistryCoreTests", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto"], swiftSettings: swiftSettings),
         .testTarget(

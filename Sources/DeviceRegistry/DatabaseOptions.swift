@@ -37,7 +37,7 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(
         help:
-            "Folder of NNNN_what.sql migrations. (env: MIGRATIONS_DIR, default: the Migrations folder beside the executable or above it)"
+            "Folder of NNNN_what.sql migrations to use instead of the ones compiled in. (env: MIGRATIONS_DIR, default: compiled in)"
     )
     var migrationsDir: String?
 
@@ -72,13 +72,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     func migrations() throws -> [Migration] {
-        let folder = try ResourceLocator.locate(
-            "Migrations", override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
-        do {
-            return try Migrator.load(directory: folder)
-        } catch {
-            throw ConfigurationError("cannot read migrations in \(folder.path): \(error)")
-        }
+        try ResourceLocator.migrations(override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
     }
 
     /// Runs a one-shot command's work with a pool that is closed afterwards, whatever happens.

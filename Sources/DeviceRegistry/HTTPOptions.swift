@@ -37,6 +37,16 @@ struct HTTPOptions: ParsableArguments {
             "Load balancers whose Forwarded / X-Forwarded-For headers name the client, as CIDR blocks, e.g. 10.0.0.0/8,fd00::/8. (env: TRUSTED_PROXIES, default: none)"
     )
     var trustedProxies: String?
+    @Option(
+        help:
+            "Most connections open at once; past it new ones are closed at once and counted. (env: MAX_CONNECTIONS, default: 4096)"
+    )
+    var maxConnections: Int?
+    @Option(
+        help:
+            "Seconds a response may wait for a client that stopped reading; then the connection is closed. (env: WRITE_TIMEOUT_SECONDS, default: 30)"
+    )
+    var writeTimeoutSeconds: Int?
 
     func configuration() throws -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
@@ -80,6 +90,14 @@ struct HTTPOptions: ParsableArguments {
             Int64(
                 try Setting.resolve(
                     shutdownGraceSeconds, env: "SHUTDOWN_GRACE_SECONDS", default: 10, valid: positive,
+                    expected: "a positive number of seconds")))
+        configuration.maxConnections = try Setting.resolve(
+            maxConnections, env: "MAX_CONNECTIONS", default: configuration.maxConnections, valid: positive,
+            expected: "a positive number")
+        configuration.writeTimeout = .seconds(
+            Int64(
+                try Setting.resolve(
+                    writeTimeoutSeconds, env: "WRITE_TIMEOUT_SECONDS", default: 30, valid: positive,
                     expected: "a positive number of seconds")))
         return configuration
     }

@@ -1,24 +1,34 @@
+import EmbeddedResources
 import Foundation
+import Postgres
 
-/// Finds the files the binary ships with (`Migrations/`, `openapi.yaml`) without depending on the
-/// working directory: an explicit path when given, else the first match beside the executable or
-/// in one of its parent folders — `/app/…` in the container, the repository's own files for a
-/// binary under `.build/`.
+/// The files the binary ships with: the migrations and `openapi.yaml` compiled into it (see
+/// `Plugins/EmbedResources`), unless an operator names files of their own (`MIGRATIONS_DIR`,
+/// `OPENAPI_PATH`). Nothing is looked up beside the executable or in the working directory, so
+/// the binary alone, in any folder, is the whole installation.
 enum ResourceLocator {
-    static func locate(_ name: String, override: String? = nil) throws -> URL {
-        if let override {
-            guard FileManager.default.fileExists(atPath: override) else {
-                throw ConfigurationError("\(override) does not exist")
+    static func migrations(override folder: String?) throws -> [Migration] {
+        do {
+            guard let folder else {
+                return try Migrator.load(files: EmbeddedResources.migrationFiles.map { ($0.name, $0.contents) })
             }
-            return URL(fileURLWithPath: override)
+            guard FileManager.default.fileExists(atPath: folder) else {
+                throw ConfigurationError("\(folder) does not exist")
+            }
+            return try Migrator.load(directory: URL(fileURLWithPath: folder))
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("cannot read migrations in \(folder ?? "the binary"): \(error)")
         }
-        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        var folder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<8 {
-            let candidate = folder.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
+    }
+
+    static func openAPIDocument(override path: String?) throws -> String {
+        guard let path else { return EmbeddedResources.openAPIDocument }
+        do {
+            return try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+        } catch {
+            throw ConfigurationError("cannot read \(path): \(error.localizedDescription)")
         }
-        throw ConfigurationError("no \(name) beside the executable or above it")
     }
 }

@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
             "What the periodic prune deletes: devices not seen for this long. (env: PRUNE_NOT_SEEN_FOR, default: 270d)")
     var pruneNotSeenFor: String?
 
-    @Option(help: "The openapi.yaml to serve. (env: OPENAPI_PATH, default: beside the executable or above it)")
+    @Option(help: "An openapi.yaml to serve instead of the one compiled in. (env: OPENAPI_PATH, default: compiled in)")
     var openapiPath: String?
 
     func run() async throws {
@@ -72,9 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
         apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
-        let openAPIURL = try ResourceLocator.locate(
-            "openapi.yaml", override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
-        apiConfiguration.openAPIDocument = try String(contentsOf: openAPIURL, encoding: .utf8)
+        apiConfiguration.openAPIDocument = try ResourceLocator.openAPIDocument(
+            override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         let setup = DatabaseSetup(
             migrator: Migrator(migrations: try database.migrations()),
             migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),

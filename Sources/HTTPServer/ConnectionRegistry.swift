@@ -1,56 +1,65 @@
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The open connections of a server, so shutdown can quiesce them and later force them closed.
+/// The open connections of a server: admits them up to the cap, and closes whatever is left when
+/// the shutdown grace period is over. Quiescing them is `ServerQuiescingHelper`'s job.
 final class ConnectionRegistry: Sendable {
-    private struct State {
-        var channels: [ObjectIdentifier: any Channel] = [:]
-        var quiescing = false
+    private let maxConnections: Int
+    private let rejected: Counter
+    private let channels = NIOLockedValueBox([ObjectIdentifier: any Channel]())
+
+    init(maxConnections: Int, metricsFactory: (any MetricsFactory)?) {
+        self.maxConnections = maxConnections
+        self.rejected = Counter(
+            label: "http_connections_rejected_total", factory: metricsFactory ?? MetricsSystem.factory)
     }
 
-    private let state = NIOLockedValueBox(State())
-
-    /// Tracks `channel` until it closes. A connection accepted after shutdown began is told to
-    /// quiesce at once (it closes when idle, i.e. right away).
-    func add(_ channel: any Channel) {
+    /// Tracks `channel` until it closes. At the cap it is counted and left untracked: the caller
+    /// closes it.
+    func admit(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
-        let quiescing = state.withLockedValue { state in
-            state.channels[id] = channel
-            return state.quiescing
+        let admitted = channels.withLockedValue { open in
+            guard open.count < maxConnections else { return false }
+            open[id] = channel
+            return true
+        }
+        guard admitted else {
+            rejected.increment()
+            return false
         }
         channel.closeFuture.whenComplete { _ in
-            _ = self.state.withLockedValue { $0.channels.removeValue(forKey: id) }
-        }
-        if quiescing { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
-    }
-
-    /// Asks every connection to finish its in-flight request and close (idle ones close now).
-    func quiesceAll() {
-        let channels = state.withLockedValue { state in
-            state.quiescing = true
-            return Array(state.channels.values)
-        }
-        for channel in channels {
-            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-        }
-    }
-
-    /// Waits until every connection has closed or `timeout` has passed; true if they all closed.
-    /// Polls: it runs once, at shutdown, and a 10 ms granularity is fine there.
-    func waitUntilAllClosed(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !state.withLockedValue({ $0.channels.isEmpty }) {
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+            _ = self.channels.withLockedValue { $0.removeValue(forKey: id) }
         }
         return true
     }
 
     /// Closes whatever is still open.
     func closeAll() {
-        let channels = state.withLockedValue { Array($0.channels.values) }
-        for channel in channels {
+        for channel in channels.withLockedValue({ Array($0.values) }) {
             channel.close(promise: nil)
         }
+    }
+
+    /// The server channel's handler that applies the cap to each accepted connection before it
+    /// is set up, so one past the cap costs an accept and a close, nothing more.
+    func makeServerChannelHandler() -> some ChannelHandler { ConnectionCapHandler(registry: self) }
+}
+
+private final class ConnectionCapHandler: ChannelInboundHandler {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+
+    private let registry: ConnectionRegistry
+
+    init(registry: ConnectionRegistry) { self.registry = registry }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let channel = Self.unwrapInboundIn(data)
+        guard registry.admit(channel) else {
+            channel.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
     }
 }

@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Connection-level rules that need the clock or the channel, not the request's meaning:
-/// the idle, header-read and body-read timeouts, closing after a response that says
+/// the idle, header-read, body-read and write timeouts, closing after a response that says
 /// `Connection: close`, and quiescing for graceful shutdown.
 ///
 /// Sits after the HTTP codec, so it sees decoded request parts coming in, response parts going
@@ -19,6 +19,9 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         var idle: TimeAmount
         var headerRead: TimeAmount
         var bodyRead: TimeAmount
+        /// How long the outbound buffer may stay full (the channel unwritable) because the client
+        /// does not read; then the connection is closed and what it buffered is freed.
+        var write: TimeAmount = .seconds(30)
         /// The idle timeout once quiescing. Not zero: a keep-alive client may have sent its next
         /// request before it could see our close, and closing on it would reset that request
         /// unanswered. A request that arrives meanwhile is answered with `Connection: close`.
@@ -29,6 +32,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case idle
         case headerRead = "header_read"
         case bodyRead = "body_read"
+        case write
     }
 
     private let timeouts: Timeouts
@@ -51,6 +55,9 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var wakeUp: (at: NIODeadline, task: Scheduled<Void>)?
     /// A header/body timeout that fired while reading was paused; re-armed on the next read.
     private var deferredTimeout: TimeoutKind?
+    /// Armed while the channel is unwritable. A timer of its own: it runs beside whichever read
+    /// or idle timeout is in force, and arming it is rare (only when the client is behind).
+    private var writeStall: Scheduled<Void>?
 
     init(timeouts: Timeouts, onTimeout: @escaping @Sendable (TimeoutKind, String?) -> Void = { _, _ in }) {
         self.timeouts = timeouts
@@ -101,6 +108,20 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeStall?.cancel()
+            writeStall = nil
+        } else if writeStall == nil && !closing {
+            writeStall = context.eventLoop.assumeIsolated().scheduleTask(in: timeouts.write) {
+                self.writeStall = nil
+                self.onTimeout(.write, nil)
+                self.close(context: context)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         readOutstanding = false
         context.fireChannelReadComplete()
@@ -148,6 +169,7 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .idle: amount = quiescing ? min(timeouts.idle, timeouts.quiescedIdle) : timeouts.idle
         case .headerRead: amount = timeouts.headerRead
         case .bodyRead: amount = timeouts.bodyRead
+        case .write: amount = timeouts.write
         }
         deadline = (kind, context.eventLoop.now + amount)
         scheduleWakeUp(context: context)
@@ -162,6 +184,8 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         deadline = nil
         wakeUp?.task.cancel()
         wakeUp = nil
+        writeStall?.cancel()
+        writeStall = nil
     }
 
     private func scheduleWakeUp(context: ChannelHandlerContext) {

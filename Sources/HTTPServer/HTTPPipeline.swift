@@ -19,7 +19,7 @@ enum HTTPPipeline {
         encoderConfiguration.automaticallySetFramingHeaders = false  // ResponseHead sets them
         let timeouts = ConnectionStateHandler.Timeouts(
             idle: configuration.idleTimeout, headerRead: configuration.headerReadTimeout,
-            bodyRead: configuration.bodyReadTimeout)
+            bodyRead: configuration.bodyReadTimeout, write: configuration.writeTimeout)
         let remote = channel.remoteAddress?.ipAddress ?? "?"
         try channel.pipeline.syncOperations.addHandlers([
             RequestFramingHandler(limits: limits),

@@ -1,6 +1,7 @@
 import Logging
 import Metrics
 import NIOCore
+import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
@@ -9,8 +10,10 @@ import ServiceLifecycle
 ///
 /// Run it in a ServiceLifecycle `ServiceGroup`. On graceful shutdown it stops accepting, lets
 /// in-flight requests finish (their responses carry `Connection: close`), closes idle
-/// connections, force-closes what is left after ``HTTPServerConfiguration/shutdownGracePeriod``
-/// and then returns. Cancelling the task closes everything at once.
+/// connections (NIOExtras' `ServerQuiescingHelper` tells each one and reports when the last has
+/// closed), force-closes what is left after ``HTTPServerConfiguration/shutdownGracePeriod`` and
+/// then returns. Cancelling the task closes everything at once. Connections past
+/// ``HTTPServerConfiguration/maxConnections`` are closed as soon as they are accepted.
 ///
 /// Handlers should honour task cancellation: a handler still running when the grace period
 /// ends is cancelled (its connection is already closed).
@@ -21,7 +24,7 @@ public final class HTTPServer: Service, Sendable {
     private let context: ServerContext
     private let eventLoopGroup: any EventLoopGroup
     private let bound = BoundAddress()
-    private let connections = ConnectionRegistry()
+    private let connections: ConnectionRegistry
 
     public init(
         configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: (any RequestObserver)? = nil,
@@ -33,6 +36,8 @@ public final class HTTPServer: Service, Sendable {
             configuration: configuration, router: router, logger: logger,
             accessLog: AccessLog(logger: logger, observer: observer, metricsFactory: metricsFactory))
         self.eventLoopGroup = eventLoopGroup
+        self.connections = ConnectionRegistry(
+            maxConnections: configuration.maxConnections, metricsFactory: metricsFactory)
     }
 
     /// The bound address; waits until `run()` has bound (throws if binding failed).
@@ -41,9 +46,10 @@ public final class HTTPServer: Service, Sendable {
     }
 
     public func run() async throws {
+        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
         let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
         do {
-            server = try await bind()
+            server = try await bind(quiescing: quiescing)
         } catch {
             bound.resolve(.failure(error))
             throw error
@@ -54,7 +60,7 @@ public final class HTTPServer: Service, Sendable {
             "http server listening", metadata: ["address": "\(serverChannel.localAddress.map { "\($0)" } ?? "?")"])
 
         let connections = self.connections
-        let gracePeriod = Duration.nanoseconds(configuration.shutdownGracePeriod.nanoseconds)
+        let gracePeriod = configuration.shutdownGracePeriod
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { group in
@@ -68,8 +74,14 @@ public final class HTTPServer: Service, Sendable {
                     }
                     // Accepting has stopped. In-flight requests get the grace period; then their
                     // connections are closed and their handlers cancelled, so run() returns.
-                    connections.quiesceAll()
-                    if await !connections.waitUntilAllClosed(timeout: gracePeriod) {
+                    let allClosed = serverChannel.eventLoop.makePromise(of: Void.self)
+                    quiescing.initiateShutdown(promise: allClosed)
+                    let deadline = serverChannel.eventLoop.scheduleTask(in: gracePeriod) {
+                        allClosed.fail(ChannelError.ioOnClosedChannel)  // any error: "not in time"
+                    }
+                    let closedInTime = (try? await allClosed.futureResult.get()) != nil
+                    deadline.cancel()
+                    if !closedInTime {
                         context.logger.info("http server grace period over; closing remaining connections")
                         connections.closeAll()
                         group.cancelAll()
@@ -77,8 +89,9 @@ public final class HTTPServer: Service, Sendable {
                 }
             } onGracefulShutdown: {
                 self.context.logger.info("http server shutting down")
-                serverChannel.close(promise: nil)
-                connections.quiesceAll()
+                // Closes the server channel, which ends the accept loop above, and quiesces
+                // every connection, including ones accepted from now on.
+                quiescing.initiateShutdown(promise: nil)
             }
         } onCancel: {
             serverChannel.close(promise: nil)
@@ -87,7 +100,7 @@ public final class HTTPServer: Service, Sendable {
         context.logger.info("http server stopped")
     }
 
-    private func bind() async throws -> NIOAsyncChannel<
+    private func bind(quiescing: ServerQuiescingHelper) async throws -> NIOAsyncChannel<
         NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never
     > {
         let configuration = self.configuration
@@ -97,10 +110,17 @@ public final class HTTPServer: Service, Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .serverChannelInitializer { channel in
+                // Before the bootstrap's own accept handler: a connection over the cap is closed
+                // before anything is set up for it, and only admitted ones are quiesced.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(connections.makeServerChannelHandler())
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
             .bind(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try HTTPPipeline.configure(channel, configuration: configuration, logger: logger)
-                    connections.add(channel)
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                         wrappingChannelSynchronously: channel)
                 }

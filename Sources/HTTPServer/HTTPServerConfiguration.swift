@@ -24,13 +24,21 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxRequestsPerConnection: Int
     /// How long graceful shutdown waits for in-flight requests before force-closing connections.
     public var shutdownGracePeriod: TimeAmount
+    /// Most connections open at once; one accepted past it is closed at once (and counted in
+    /// `http_connections_rejected_total`), the open ones are not affected.
+    public var maxConnections: Int
+    /// How long a response may wait for a client that does not read it: past it the connection
+    /// is closed and the bytes buffered for it are freed. Waiting starts when the outbound buffer
+    /// is full (the channel turns unwritable), so a slow but reading client is never cut off.
+    public var writeTimeout: TimeAmount
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxRequestLineBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 64, maxBodyBytes: Int = 64 * 1024,
         idleTimeout: TimeAmount = .seconds(60), headerReadTimeout: TimeAmount = .seconds(10),
         bodyReadTimeout: TimeAmount = .seconds(10), maxRequestsPerConnection: Int = 1000,
-        shutdownGracePeriod: TimeAmount = .seconds(10)
+        shutdownGracePeriod: TimeAmount = .seconds(10), maxConnections: Int = 4096,
+        writeTimeout: TimeAmount = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -43,5 +51,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyReadTimeout = bodyReadTimeout
         self.maxRequestsPerConnection = maxRequestsPerConnection
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.maxConnections = maxConnections
+        self.writeTimeout = writeTimeout
     }
 }

@@ -25,8 +25,10 @@ public enum RouteMatch: Sendable {
 /// Method + path template → handler.
 ///
 /// Matching: the path is split on `/` first and each segment percent-decoded afterwards, so
-/// `%2F` stays inside its segment. Among templates that fit, literals beat parameters; the most
-/// specific template registered for the method wins. `HEAD` uses the `GET` route when no `HEAD`
+/// `%2F` stays inside its segment. Among templates that fit, literals beat parameters, and only
+/// the most specific one answers: `/v1/devices/export` is a resource of its own, so
+/// `DELETE /v1/devices/export` is a 405 listing that path's methods, never a delete of a token
+/// named "export" through `/v1/devices/{token}`. `HEAD` uses the `GET` route when no `HEAD`
 /// route exists.
 public struct Router: Sendable {
     private var routes: [Route] = []
@@ -68,6 +70,8 @@ public struct Router: Sendable {
         // same number of segments, so "literal beats parameter at the first difference" orders
         // them consistently (templates of different shapes are not comparable).
         fitting.sort { $0.route.path.isMoreSpecific(than: $1.route.path) }
+        let mostSpecific = fitting[0].route.path.segments
+        fitting.removeAll { $0.route.path.segments != mostSpecific }
         if let hit = fitting.first(where: { $0.route.method == method }) {
             return .found(hit.route, parameters: hit.parameters)
         }

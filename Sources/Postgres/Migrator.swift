@@ -18,13 +18,18 @@ public struct Migrator: Sendable {
     public static func load(directory: URL) throws -> [Migration] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".sql") }
+        return try load(
+            files: files.map { ($0, try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)) })
+    }
+
+    /// The same rules for files already read (the copies compiled into the binary).
+    public static func load(files: [(name: String, sql: String)]) throws -> [Migration] {
         var migrations: [Migration] = []
-        for file in files {
+        for (file, sql) in files where file.hasSuffix(".sql") {
             let stem = file.dropLast(4)
             guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
                 stem[..<underscore].allSatisfy(\.isASCII), underscore != stem.index(before: stem.endIndex)
             else { throw MigrationError.invalidFileName(file) }
-            let sql = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             migrations.append(
                 Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
         }

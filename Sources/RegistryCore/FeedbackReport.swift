@@ -25,7 +25,7 @@ public struct FeedbackReport: Sendable, Hashable {
             return raw
         }
         let reason = reader.value("reason", required: true) { raw throws(ValidationError) in
-            guard (1...100).contains(raw.count), !TextRules.containsControlCharacter(raw) else {
+            guard (1...100).contains(TextRules.length(raw)), !TextRules.containsControlCharacter(raw) else {
                 throw ValidationError(
                     field: "reason", message: "must be 1–100 characters, e.g. Unregistered or UNREGISTERED")
             }

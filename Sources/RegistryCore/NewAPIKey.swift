@@ -8,7 +8,9 @@ public struct NewAPIKey: Sendable, Hashable {
 
     public init(name: String, scopes: [APIKeyScope]) throws(ValidationErrors) {
         var errors: [ValidationError] = []
-        if name.isEmpty || name.count > 100 || TextRules.containsControlCharacter(name) || TextRules.isBlank(name) {
+        if name.isEmpty || TextRules.length(name) > 100 || TextRules.containsControlCharacter(name)
+            || TextRules.isBlank(name)
+        {
             errors.append(
                 ValidationError(field: "name", message: "must be 1–100 characters without control characters"))
         }

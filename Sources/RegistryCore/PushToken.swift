@@ -33,8 +33,11 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible {
 
     private static func parseAPNs(_ raw: String, field: String) throws(ValidationError) -> String {
         // Data.description changed in iOS 13 from "<abcd 1234 …>" to "{length=32,bytes=0x…}" and
-        // the new form elides the middle, so an app that stringifies the Data sends garbage.
-        if raw.hasPrefix("{length=") {
+        // the new form elides the middle, so an app that stringifies the Data sends garbage. Some
+        // versions print it spaced, "{length = 32, bytes = 0xd3d997af 967d1f43 ... 14af515f }".
+        if raw.utf8.first == UInt8(ascii: "{"),
+            raw.utf8.lazy.filter({ $0 != UInt8(ascii: " ") }).starts(with: "{length=".utf8)
+        {
             throw ValidationError(
                 field: field,
                 message:

@@ -15,8 +15,18 @@
 /// read as `:`/`&`. Only `pn-*` parameters inside the URI count; header parameters are read for
 /// `+sip.instance` (see `PushContact.deviceID`).
 public enum SIPContact {
+    /// The longest contact taken, in code points; a real one is a few hundred.
+    public static let maxLength = 16384
+
     /// Every error has field `contact` and names the parameter at fault.
     public static func parse(_ contact: String) throws(ValidationErrors) -> PushContact {
+        // What the contract says of `contact`; a header value never holds them (RFC 3261 §7.3.1).
+        guard TextRules.length(contact) <= maxLength else {
+            throw failure("must be at most \(maxLength) characters long")
+        }
+        guard !TextRules.containsControlCharacter(contact) else {
+            throw failure("must not contain control characters (a Contact is one header line)")
+        }
         let address: SIPAddress
         do { address = try SIPAddress(contact) } catch { throw failure(error.message) }
 

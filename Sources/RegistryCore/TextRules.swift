@@ -16,9 +16,13 @@ enum TextRules {
         text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     }
 
-    /// Checks the length in characters and that there are no control characters.
+    /// The length JSON Schema's `maxLength` counts: Unicode code points, not grapheme clusters
+    /// (an emoji with a skin tone is one `Character` but two code points).
+    static func length(_ text: String) -> Int { text.unicodeScalars.count }
+
+    /// Checks the length in code points and that there are no control characters.
     static func checkLabel(_ raw: String, field: String, maxLength: Int) throws(ValidationError) {
-        let count = raw.count
+        let count = length(raw)
         guard count >= 1, count <= maxLength else {
             throw ValidationError(field: field, message: "must be 1–\(maxLength) characters long")
         }

@@ -104,6 +104,21 @@ struct ProcessTests {
         #expect(errors.first?.contains(variable) == true, "\(errors)")
     }
 
+    /// The container's HEALTHCHECK: 0 while /readyz answers 200, non-zero once nothing answers.
+    @Test func healthcheckFollowsReadinessAndVersionPrints() async throws {
+        let database = try await TestDatabase.create()
+        let (server, port) = try await Self.serve(database.url)
+        let ready = try await RegistryProcess.run(["healthcheck", "--port", "\(port)"], environment: [:])
+        #expect(ready.code == 0, "\(ready.stderr)")
+        server.signal(SIGTERM)
+        try await server.waitForExit(within: .seconds(30))
+        let down = try await RegistryProcess.run(["healthcheck", "--port", "\(port)"], environment: [:])
+        #expect(down.code != 0)
+        let version = try await RegistryProcess.run(["--version"], environment: [:])
+        #expect(version.code == 0)
+        #expect(version.stdout.first?.first?.isNumber == true, "\(version.stdout)")
+    }
+
     @Test func registryAdminKeyIsAnAdminKeyFromTheStart() async throws {
         let database = try await TestDatabase.create()
         let secret = try APIKeySecret.generate().value
@@ -124,7 +139,7 @@ struct ProcessTests {
         let text = help.stdout.joined(separator: "\n")
         let options = text.components(separatedBy: "\n  --").dropFirst().map { $0 }
         #expect(options.count > 20)
-        for option in options where !option.hasPrefix("help") {
+        for option in options where !option.hasPrefix("help") && !option.hasPrefix("version") {
             let words = option.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(words.contains("(env: "), "--\(option.prefix(40))")
         }

@@ -29,6 +29,31 @@ struct RegistrationTests {
         }
     }
 
+    /// The contract allows `"environment": null` for every type; for fcm it is the same as omitted.
+    @Test func fcmRegistrationWithANullEnvironmentIsTaken() async throws {
+        try await withDeviceServer { server in
+            let created = try await server.register(
+                user: "alice", token: Tokens.fcm(7), provider: "android", type: "fcm", ["environment": NSNull()])
+            #expect(created.status == 201, "\(created.body)")
+            let device = try #require(created.object?["device"] as? [String: Any])
+            #expect(device["environment"] is NSNull)
+        }
+    }
+
+    /// Literal paths are resources of their own: DELETE /v1/devices/export deletes no token named
+    /// "export", it is a 405 listing what /v1/devices/export does answer.
+    @Test(arguments: [
+        ("DELETE", "/v1/devices/export", "GET, HEAD"), ("GET", "/v1/devices/batch", "POST"),
+        ("DELETE", "/v1/devices/import", "POST"), ("DELETE", "/v1/users/alice/devices/sip", "POST"),
+    ])
+    func literalPathsAnswer405WithTheirOwnAllow(method: String, path: String, allow: String) async throws {
+        try await withDeviceServer { server in
+            let response = try await server.request(method, path)
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == allow)
+        }
+    }
+
     @Test func tokenOfAnotherUserMovesAndLeavesThePreviousUser() async throws {
         try await withDeviceServer { server in
             let token = Tokens.apns(2)

@@ -59,6 +59,27 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    @Test func aClientThatStopsReadingIsCutOffAfterTheWriteTimeout() throws {
+        let channel = try makeChannel()
+        channel.isWritable = false  // the outbound buffer is full: the client reads nothing
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(29))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aClientThatCatchesUpIsNotCutOff() throws {
+        let channel = try makeChannel()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        #expect(channel.isActive)
+    }
+
     @Test func idleTimerRestartsAfterEachResponse() throws {
         let channel = try makeChannel()
         channel.embeddedEventLoop.advanceTime(by: .seconds(50))

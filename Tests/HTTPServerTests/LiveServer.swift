@@ -10,13 +10,14 @@ extension HTTPServerConfiguration {
     static func forTests(
         idleTimeout: TimeAmount = .seconds(5), headerReadTimeout: TimeAmount = .seconds(5),
         bodyReadTimeout: TimeAmount = .seconds(5), maxRequestsPerConnection: Int = 1000,
-        shutdownGracePeriod: TimeAmount = .seconds(5)
+        shutdownGracePeriod: TimeAmount = .seconds(5), maxConnections: Int = 4096,
+        writeTimeout: TimeAmount = .seconds(5)
     ) -> HTTPServerConfiguration {
         HTTPServerConfiguration(
             host: "127.0.0.1", port: 0, maxRequestLineBytes: 1024, maxHeaderBytes: 2048, maxHeaderCount: 16,
             maxBodyBytes: 1024, idleTimeout: idleTimeout, headerReadTimeout: headerReadTimeout,
             bodyReadTimeout: bodyReadTimeout, maxRequestsPerConnection: maxRequestsPerConnection,
-            shutdownGracePeriod: shutdownGracePeriod)
+            shutdownGracePeriod: shutdownGracePeriod, maxConnections: maxConnections, writeTimeout: writeTimeout)
     }
 }
 

@@ -75,6 +75,34 @@ import Testing
         }
     }
 
+    @Test func aClientThatStopsReadingIsCutOffAndItsResponseDropped() async throws {
+        // 16 MiB to a client that reads nothing: once the socket buffers are full the server's
+        // buffer fills, and after the write timeout the connection is closed and the rest dropped.
+        var router = Router()
+        router.add(.GET, "/firehose") { _ in
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(1))
+            Task {
+                let chunk = ByteBuffer(repeating: 0x61, count: 64 * 1024)
+                for _ in 0..<256 {
+                    while case .dropped = continuation.yield(chunk) { try? await Task.sleep(for: .milliseconds(1)) }
+                }
+                continuation.finish()
+            }
+            return HTTPResponse(status: .ok, body: .stream(stream))
+        }
+        try await withLiveServer(.forTests(writeTimeout: .milliseconds(500)), router: router) { server in
+            let client = try await HTTPTestClient.connect(port: server.port, reads: false)
+            try await client.send(HTTPTestClient.requestBytes("GET", "/firehose"))
+            try await Task.sleep(for: .seconds(2))
+            try await client.startReading()
+            // Only what the socket buffers held arrives, then the close; without the timeout the
+            // whole 16 MiB would follow and the kept-alive connection stay open.
+            #expect(try await client.waitForClose(within: .seconds(10)))
+            #expect(client.unreadBytes.count < 16 * 1024 * 1024)
+        }
+    }
+
     @Test func streamedRequestBodyArrivesInPieces() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()

@@ -53,6 +53,11 @@ import Testing
             body(#"{"user_id": "u", "provider": "android", "type": "fcm", "token": "\#(Fixtures.fcmToken)"}"#))
         #expect(registration.environment == nil)
         #expect(registration.token.type == .fcm)
+        let withNull = try DeviceRegistration.parse(
+            body(
+                #"{"user_id": "u", "provider": "android", "type": "fcm", "token": "\#(Fixtures.fcmToken)", "environment": null}"#
+            ))
+        #expect(withNull.environment == nil)
         #expect(
             try errors(
                 #"{"user_id": "u", "provider": "android", "type": "fcm", "token": "abc", "environment": "production"}"#)

@@ -92,6 +92,17 @@ import Testing
         }
     }
 
+    /// JSON Schema's maxLength counts code points; so does the server, or a client that trusts the
+    /// contract has a 32-character platform refused, or one the contract forbids accepted.
+    @Test func lengthsCountCodePointsNotGraphemeClusters() throws {
+        let thumbsUp = "\u{1F44D}\u{1F3FD}"  // one grapheme cluster, two code points
+        #expect(try Platform(String(repeating: thumbsUp, count: 16)).value.unicodeScalars.count == 32)
+        #expect(throws: ValidationError(field: "platform", message: "must be 1–32 characters long")) {
+            try Platform(String(repeating: thumbsUp, count: 17))
+        }
+        #expect(throws: ValidationError.self) { try AppVersion(String(repeating: "e\u{301}", count: 33)) }
+    }
+
     @Test(arguments: ["en", "pt-BR", "en_US", "zh-Hant-TW", "sr_Latn_RS"])
     func localeAccepts(raw: String) throws {
         #expect(try LocaleTag(raw).value == raw)

@@ -35,8 +35,9 @@ import Testing
 
     @Test func nsDataDescriptionIsExplained() throws {
         let modern = "{length=32,bytes=0x740f4707bebcf74f...462c7eaf61bb78ad}"
+        let spaced = "{length = 32, bytes = 0xd3d997af 967d1f43 ... 14af515f }"
         let legacy = "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>"
-        for raw in [modern, legacy] {
+        for raw in [modern, spaced, legacy] {
             do {
                 _ = try PushToken(type: .apns, raw: raw)
                 Issue.record("accepted \(raw)")

@@ -257,6 +257,16 @@ private func fcm(_ project: String?, device: String? = nil) -> PushContact {
         SIPFailure(
             name: "junk after the bracket", contact: "<sip:alice@example.com;pn-provider=fcm;pn-prid=\(F)> junk",
             messages: ["unexpected text after '>'"]),
+        SIPFailure(
+            name: "control character", contact: "<sip:alice@example.com;pn-provider=fcm;pn-prid=\(F)>\r\nVia: x",
+            messages: ["must not contain control characters"]),
+        SIPFailure(
+            name: "tab inside", contact: "<sip:alice@example.com;\tpn-provider=fcm;pn-prid=\(F)>",
+            messages: ["must not contain control characters"]),
+        SIPFailure(
+            name: "longer than the contract allows",
+            contact: "<sip:alice@example.com;pn-provider=fcm;pn-prid=\(F);x=\(String(repeating: "a", count: 16384))>",
+            messages: ["must be at most 16384 characters long"]),
     ]
 
     @Test(arguments: refused)

@@ -392,6 +392,79 @@ def probes(key):
     return P
 
 
+def connection_cap(port, cap):
+    """`cap` connections, each answered once, are all the server keeps: the next is closed at
+    once, unanswered, and counted; the admitted ones still serve. None, or what went wrong."""
+    admitted = []
+    try:
+        for _ in range(cap):
+            sock = socket.create_connection((HOST, port), timeout=DEADLINE)
+            admitted.append(sock)
+            sock.sendall(request())
+            responses, closed, error = read_responses(sock, 1, OPEN, False)
+            if [s for s, _ in responses] != [200] or closed:
+                return f"connection {len(admitted)} of {cap} not served: {responses} {error or ''}"
+        extra = socket.create_connection((HOST, port), timeout=DEADLINE)
+        try:
+            extra.sendall(request())
+        except OSError:
+            pass  # already closed: what is wanted
+        responses, closed, _ = read_responses(extra, 1, CLOSE, False)
+        extra.close()
+        if responses or not closed:
+            return f"connection {cap + 1} was {'answered' if responses else 'left open'}"
+        admitted[0].sendall(request())
+        responses, _, error = read_responses(admitted[0], 1, OPEN, False)
+        if [s for s, _ in responses] != [200]:
+            return f"an admitted connection stopped serving: {responses} {error or ''}"
+    except OSError as e:
+        return f"socket error: {e}"
+    finally:
+        for sock in admitted:
+            sock.close()
+    time.sleep(0.3)  # the server sees the closes a moment later
+    metrics = socket.create_connection((HOST, port), timeout=DEADLINE)
+    metrics.sendall(request(target="/metrics", headers=["Connection: close"]))
+    body = b""
+    while chunk_ := metrics.recv(65536):
+        body += chunk_
+    metrics.close()
+    if not re.search(rb"^http_connections_rejected_total [1-9]", body, re.M):
+        return "http_connections_rejected_total does not count the refused connection"
+    return None
+
+
+def write_timeout(port, seconds):
+    """A client that pipelines requests for large answers and reads none of them is cut off
+    after the write timeout: afterwards only what the socket buffers held can be read, then EOF."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    sock.connect((HOST, port))
+    count = 400  # of /openapi.yaml, about 65 KB each: 26 MB, far beyond any socket buffer
+    try:
+        sock.sendall(request(target="/openapi.yaml") * count)
+    except OSError as e:
+        return f"sending failed: {e}"
+    time.sleep(seconds + 2)
+    received, closed = 0, False
+    sock.settimeout(DEADLINE)
+    try:
+        while data := sock.recv(1 << 20):
+            received += len(data)
+        closed = True
+    except socket.timeout:
+        pass
+    except ConnectionResetError:
+        closed = True
+    finally:
+        sock.close()
+    if not closed:
+        return f"still open after {seconds} s of not reading ({received} bytes read afterwards)"
+    if received >= count * 60_000:
+        return f"every answer arrived ({received} bytes): nothing was cut off"
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
@@ -399,6 +472,8 @@ def main():
     parser.add_argument("--log", help="the service's log, checked for canaries")
     parser.add_argument("--only", help="run the probes whose name contains this")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--max-connections", type=int, help="the service's MAX_CONNECTIONS, to probe the cap")
+    parser.add_argument("--write-timeout", type=int, help="the service's WRITE_TIMEOUT_SECONDS, to probe it")
     args = parser.parse_args()
 
     selected = [p for p in probes(args.key) if not args.only or args.only in p.name]
@@ -413,6 +488,20 @@ def main():
             print(f"FAIL {probe.name}: {failure}")
         elif args.verbose:
             print(f"ok   {probe.name}")
+
+    # One at a time, after the parallel probes: they count and hold connections themselves.
+    limits = []
+    if args.max_connections and (not args.only or args.only in "connection cap"):
+        limits.append(("connection cap", lambda: connection_cap(args.port, args.max_connections)))
+    if args.write_timeout and (not args.only or args.only in "write timeout"):
+        limits.append(("write timeout", lambda: write_timeout(args.port, args.write_timeout)))
+    for name, check in limits:
+        failure = check()
+        if failure:
+            failed += 1
+            print(f"FAIL {name}: {failure}")
+        elif args.verbose:
+            print(f"ok   {name}")
 
     # The server must still serve after all that.
     alive = run(Probe("still serving", request(), {200}, OPEN), args.port)[0]
@@ -429,7 +518,7 @@ def main():
             failed += 1
             print(f"FAIL the access log shows {len(routed)} smuggled request(s), e.g. {routed[0][:200]}")
 
-    total = len(selected) + 1 + (1 if args.log else 0)
+    total = len(selected) + len(limits) + 1 + (1 if args.log else 0)
     print(f"hostile-http: {total} probes, {total - failed} passed, {failed} failed, {len(smuggled)} smuggled")
     sys.exit(1 if failed or smuggled else 0)
 
