@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "RegistryCore", swiftSettings: swiftSettings),
         .target(name: "RegistryCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "PushRules", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
@@ -88,6 +89,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushRulesTests", dependencies: ["PushRules", "RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
