@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -48,6 +50,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
+            name: "MockPush",
+            dependencies: [
+                "RegistryCore", "RegistryCrypto", "PushRules",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "HTTPServer",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -70,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc",
+                "API", "Store", "Postgres", "HTTPServer", "RegistryCore", "RegistryCrypto", "CMalloc", "MockPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -87,6 +102,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto"], path: "Tests/PushTestSupport",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockPushTests",
+            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "PushRulesTests", dependencies: ["PushRules", "RegistryCore"], swiftSettings: swiftSettings),

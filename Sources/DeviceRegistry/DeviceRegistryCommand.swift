@@ -7,5 +7,6 @@ struct DeviceRegistryCommand: AsyncParsableCommand {
         abstract: "Keeps the map from user ids to push tokens (APNs, APNs VoIP, FCM), in PostgreSQL.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeysCommand.self, ProvidersCommand.self, PruneCommand.self,
+            MockPushCommand.self,
         ])
 }

@@ -9,21 +9,3 @@ enum ResponseBody {
         return value?.objectValue ?? [:]
     }
 }
-
-extension JSONValue {
-    var stringValue: String? {
-        if case .string(let value) = self { value } else { nil }
-    }
-
-    var numberValue: Double? {
-        if case .number(let value) = self { value } else { nil }
-    }
-
-    var objectValue: [String: JSONValue]? {
-        if case .object(let value) = self { value } else { nil }
-    }
-
-    var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { value } else { nil }
-    }
-}
