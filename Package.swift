@@ -63,6 +63,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
+            name: "PushDelivery",
+            dependencies: [
+                "RegistryCore", "RegistryCrypto", "PushRules",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "HTTPServer",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -108,6 +121,12 @@ let package = Package(
         .testTarget(
             name: "MockPushTests",
             dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushDeliveryTests",
+            dependencies: [
+                "PushDelivery", "PushRules", "MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCryptoTests", dependencies: ["RegistryCrypto"], swiftSettings: swiftSettings),

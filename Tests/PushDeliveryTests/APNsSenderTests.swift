@@ -1,0 +1,248 @@
+import Foundation
+import MockPush
+import PushRules
+import PushTestSupport
+import RegistryCore
+import RegistryCrypto
+import Testing
+
+@testable import PushDelivery
+
+/// The APNs sender against the mock over real TLS (trusted through the test CA, as
+/// `PUSH_CA_FILE` does) and HTTP/2.
+@Suite struct APNsSenderTests {
+    static let token = String(repeating: "ab", count: 32)
+    static let payload = Array(#"{"aps":{},"call_id":"c1"}"#.utf8)
+    static let fast = SenderConfiguration(
+        maximumConnections: 2, connectTimeout: .seconds(5), attemptTimeout: .seconds(5),
+        retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4))
+
+    struct Setup {
+        let fixture: MockPushFixture
+        let sender: APNsSender
+    }
+
+    func withSender(
+        maximumConcurrentStreams: Int = 1000, configuration: SenderConfiguration = fast, key: SigningKey? = nil,
+        trustTestCA: Bool = true, _ body: (Setup) async throws -> Void
+    ) async throws {
+        let fixture = try await MockPushFixture.start(maximumConcurrentStreams: maximumConcurrentStreams)
+        let endpoint = try PushEndpoint(fixture.baseURL)
+        let sender = APNsSender(
+            credentials: APNsCredentials(teamID: fixture.teamID, keyID: fixture.keyID, key: key ?? fixture.apnsKey),
+            bundleID: "com.example.app", production: endpoint, sandbox: endpoint,
+            tls: try PushTLS.makeContext(additionalCAFile: trustTestCA ? fixture.certificates.caFile : nil),
+            configuration: configuration)
+        do {
+            try await body(Setup(fixture: fixture, sender: sender))
+        } catch {
+            await sender.shutdown()
+            try await fixture.stop()
+            throw error
+        }
+        await sender.shutdown()
+        try await fixture.stop()
+    }
+
+    static func voip(expiresIn seconds: TimeInterval = 30) throws -> APNsSendOptions {
+        try APNsSendOptions(
+            pushType: .voip, priority: 10, expiration: Date().addingTimeInterval(seconds), collapseID: "call-1")
+    }
+
+    static func deadline(_ duration: Duration = .seconds(10)) -> ContinuousClock.Instant { .now + duration }
+
+    @Test func sendsWithEveryHeaderAndAnswersTheApnsID() async throws {
+        try await withSender { setup in
+            let apnsID = UUID()
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(), apnsID: apnsID,
+                deadline: Self.deadline())
+            #expect(result == DeliveryResult(status: .sent(serviceID: apnsID.uuidString.lowercased()), attempts: 1))
+            let recorded = try #require(setup.fixture.server.recordedRequests.first)
+            #expect(recorded.path == "/3/device/\(Self.token)")
+            #expect(recorded.headers["apns-topic"] == "com.example.app.voip")
+            #expect(recorded.headers["apns-push-type"] == "voip")
+            #expect(recorded.headers["apns-priority"] == "10")
+            #expect(recorded.headers["apns-collapse-id"] == "call-1")
+            #expect(recorded.headers["apns-expiration"].flatMap(Int.init) != nil)
+            #expect(recorded.body == String(decoding: Self.payload, as: UTF8.self))
+            #expect(recorded.credential?.hasPrefix("kid=XYZ987WVU6 iss=ABCDE12345 iat=") == true)
+        }
+    }
+
+    /// One provider token and at most `maximumConnections` connections for a thousand pushes.
+    @Test func aThousandPushesShareConnectionsAndOneProviderToken() async throws {
+        try await withSender { setup in
+            let options = try Self.voip()
+            let results = await withTaskGroup(of: DeliveryResult.self) { group in
+                for _ in 0..<1000 {
+                    group.addTask {
+                        await setup.sender.send(
+                            Self.payload, to: Self.token, environment: .production, options: options,
+                            deadline: Self.deadline(.seconds(60)))
+                    }
+                }
+                return await group.reduce(into: [DeliveryResult]()) { $0.append($1) }
+            }
+            #expect(results.allSatisfy { if case .sent = $0.status { true } else { false } })
+            #expect(setup.fixture.server.recordedRequests.count == 1000)
+            #expect(setup.fixture.server.statistics.connections <= 2)
+            #expect(setup.fixture.server.statistics.providerTokensAccepted == 1)
+            #expect(await setup.sender.statistics.credentialsIssued == 1)
+        }
+    }
+
+    /// With the server allowing 2 streams per connection, concurrent pushes open more
+    /// connections, but never more than the bound.
+    @Test func moreConnectionsOnlyWhenStreamsRunOutAndNeverPastTheBound() async throws {
+        try await withSender(maximumConcurrentStreams: 2) { setup in
+            setup.fixture.server.script(MockReply(service: .apns, delayMilliseconds: 300, times: 12))
+            let options = try Self.voip()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        _ = await setup.sender.send(
+                            Self.payload, to: Self.token, environment: .production, options: options,
+                            deadline: Self.deadline())
+                    }
+                }
+            }
+            #expect(setup.fixture.server.recordedRequests.count == 12)
+            #expect(setup.fixture.server.statistics.connections == 2)
+        }
+    }
+
+    @Test func sandboxAndProductionUseTheirOwnConnectionsEvenToOneEndpoint() async throws {
+        try await withSender { setup in
+            for environment in [APNsEnvironment.production, .sandbox, .production, .sandbox] {
+                _ = await setup.sender.send(
+                    Self.payload, to: Self.token, environment: environment, options: try Self.voip(),
+                    deadline: Self.deadline())
+            }
+            #expect(setup.fixture.server.statistics.connections == 2)
+        }
+    }
+
+    @Test func a503ThenSuccessIsSentOnTheSecondAttemptWithTheSameApnsID() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .apns, status: 503, reason: "ServiceUnavailable"))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline())
+            #expect(result.attempts == 2)
+            guard case .sent = result.status else {
+                Issue.record("not sent: \(result)")
+                return
+            }
+            let ids = setup.fixture.server.recordedRequests.map { $0.headers["apns-id"] }
+            #expect(ids.count == 2 && ids[0] == ids[1] && ids[0] != nil)
+        }
+    }
+
+    /// A Retry-After beyond the deadline means no retry at all: expired, and nothing sent late.
+    @Test func aRetryAfterPastTheDeadlineExpiresWithoutALateSend() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(
+                MockReply(service: .apns, status: 429, reason: "TooManyRequests", retryAfter: 5))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline(.seconds(2)))
+            #expect(result == DeliveryResult(status: .expired(reason: "TooManyRequests"), attempts: 1))
+            try await Task.sleep(for: .seconds(2.5))
+            #expect(setup.fixture.server.recordedRequests.count == 1)
+        }
+    }
+
+    /// A hung endpoint never holds a push past its deadline.
+    @Test func aHungEndpointExpiresAtTheDeadline() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .apns, delayMilliseconds: 20_000, times: 10))
+            let started = ContinuousClock.now
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline(.seconds(1)))
+            #expect(result.status == .expired(reason: "Timeout"))
+            #expect(ContinuousClock.now - started < .seconds(5))  // Bounded by the deadline, not the 20 s delay.
+        }
+    }
+
+    @Test func anUnregisteredTokenCarriesApplesTimestamp() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(
+                MockReply(service: .apns, status: 410, reason: "Unregistered", timestamp: 1_799_999_000_500))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline())
+            guard case .tokenInvalid(let verdict) = result.status else {
+                Issue.record("not a token verdict: \(result)")
+                return
+            }
+            #expect(verdict.reason == "Unregistered")
+            #expect(verdict.policy == .deleteIfNotSeenSince)
+            #expect(verdict.observedAt == Date(timeIntervalSince1970: 1_799_999_000.5))
+        }
+    }
+
+    @Test func aKeyAppleDoesNotKnowIsAnAuthFailureWithoutRetrying() async throws {
+        try await withSender(key: try SigningKey.generate(.es256)) { setup in
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline())
+            #expect(result == DeliveryResult(status: .authFailed(reason: "InvalidProviderToken"), attempts: 1))
+        }
+    }
+
+    @Test func anExpiredProviderTokenIsRenewedOnceAndTheSendFinishes() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .apns, status: 403, reason: "ExpiredProviderToken"))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline())
+            #expect(result.attempts == 2)
+            #expect(await setup.sender.statistics.credentialsIssued == 2)
+            let credentials = setup.fixture.server.recordedRequests.compactMap(\.credential)
+            #expect(credentials.count == 2)
+        }
+    }
+
+    @Test(arguments: [MockReply.ConnectionAction.goaway, .drop])
+    func aGoawayOrDroppedConnectionFinishesOnANewConnection(action: MockReply.ConnectionAction) async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .apns, connection: action))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline())
+            #expect(result.attempts == 2)
+            guard case .sent = result.status else {
+                Issue.record("not sent: \(result)")
+                return
+            }
+            #expect(setup.fixture.server.statistics.connections == 2)
+            #expect(Set(setup.fixture.server.recordedRequests.map(\.connection)) == [1, 2])
+        }
+    }
+
+    /// Without the test CA among the trusted roots, the mock's certificate is refused: nothing
+    /// is ever sent over an unverified connection.
+    @Test func anUntrustedCertificateIsNeverSentTo() async throws {
+        try await withSender(trustTestCA: false) { setup in
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline(.seconds(2)))
+            #expect(
+                [DeliveryResult.Status.failed(reason: "ConnectionFailed"), .expired(reason: "ConnectionFailed")]
+                    .contains(result.status))
+            #expect(setup.fixture.server.recordedRequests.isEmpty)
+        }
+    }
+
+    @Test func aPayloadOverTheLimitIsRejectedWithoutSending() async throws {
+        try await withSender { setup in
+            let large = Array(repeating: UInt8(ascii: "x"), count: 5121)
+            let result = await setup.sender.send(
+                large, to: Self.token, environment: .production, options: try Self.voip(), deadline: Self.deadline())
+            #expect(result == DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0))
+            #expect(setup.fixture.server.recordedRequests.isEmpty)
+        }
+    }
+}
