@@ -34,8 +34,9 @@ public final class APNsSender: Sendable {
     }
 
     /// Sends `payload` (the JSON APNs delivers) to `token` and retries transient failures until
-    /// `deadline`, with the same `apnsID` on every attempt. A payload over the limit for its push
-    /// type is rejected without sending.
+    /// `deadline` or the notification's `apns-expiration`, whichever comes first, with the same
+    /// `apnsID` on every attempt. A payload over the limit for its push type is rejected without
+    /// sending.
     public func send(
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
         apnsID: UUID = UUID(), deadline: ContinuousClock.Instant
@@ -44,6 +45,11 @@ public final class APNsSender: Sendable {
             return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
         }
         let pool = environment == .production ? production : sandbox
+        var deadline = deadline
+        // The epoch means "now or never" to APNs, not a moment to stop retrying at.
+        if let expiration = options.expiration, expiration.timeIntervalSince1970 > 0 {
+            deadline = min(deadline, .now + .milliseconds(Int64(expiration.timeIntervalSinceNow * 1000)))
+        }
         let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
         return await loop.run(until: deadline) { timeout in
             let jwt: String

@@ -19,7 +19,8 @@ struct AttemptLoop {
         var lastReason: String?
         while true {
             let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else {
+            // A cancelled caller gets no more attempts: its answer is no longer awaited.
+            guard remaining > .zero, !Task.isCancelled else {
                 return DeliveryResult(status: .expired(reason: lastReason), attempts: attempts)
             }
             attempts += 1

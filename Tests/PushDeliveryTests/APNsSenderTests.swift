@@ -153,6 +153,19 @@ import Testing
         }
     }
 
+    /// A notification APNs would discard by now is not retried either, whatever the deadline.
+    @Test func retriesStopAtTheApnsExpirationToo() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(
+                MockReply(service: .apns, status: 503, reason: "ServiceUnavailable", retryAfter: 2))
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(expiresIn: 1),
+                deadline: Self.deadline(.seconds(30)))
+            #expect(result == DeliveryResult(status: .expired(reason: "ServiceUnavailable"), attempts: 1))
+            #expect(setup.fixture.server.recordedRequests.count == 1)
+        }
+    }
+
     /// A hung endpoint never holds a push past its deadline.
     @Test func aHungEndpointExpiresAtTheDeadline() async throws {
         try await withSender { setup in
@@ -163,6 +176,51 @@ import Testing
                 deadline: Self.deadline(.seconds(1)))
             #expect(result.status == .expired(reason: "Timeout"))
             #expect(ContinuousClock.now - started < .seconds(5))  // Bounded by the deadline, not the 20 s delay.
+        }
+    }
+
+    /// Each provider has its own connections: while one provider's pushes hang and fill every
+    /// stream its connections are allowed (10 each, 2 connections), another's are answered as
+    /// usual. Had they shared connections, the healthy pushes would queue behind the hung ones
+    /// for their whole 4 seconds; the slowest healthy push is measured against that.
+    @Test func aHungProviderDoesNotSlowAnother() async throws {
+        try await withSender(maximumConcurrentStreams: 10) { setup in
+            let hungToken = String(repeating: "cd", count: 32)
+            setup.fixture.server.script(
+                MockReply(service: .apns, token: hungToken, delayMilliseconds: 20_000, times: 200))
+            let healthy = APNsSender(
+                credentials: APNsCredentials(
+                    teamID: setup.fixture.teamID, keyID: setup.fixture.keyID, key: setup.fixture.apnsKey),
+                bundleID: "com.example.other", production: try PushEndpoint(setup.fixture.baseURL),
+                tls: try PushTLS.makeContext(additionalCAFile: setup.fixture.certificates.caFile),
+                configuration: Self.fast)
+            let options = try Self.voip()
+            let slowest = await withTaskGroup(of: Duration?.self) { group in
+                for _ in 0..<200 {
+                    group.addTask {
+                        _ = await setup.sender.send(
+                            Self.payload, to: hungToken, environment: .production, options: options,
+                            deadline: Self.deadline(.seconds(4)))
+                        return nil
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(300))  // The hung pushes are in flight.
+                    var slowest = Duration.zero
+                    for _ in 0..<20 {
+                        let started = ContinuousClock.now
+                        let result = await healthy.send(
+                            Self.payload, to: Self.token, environment: .production, options: options,
+                            deadline: Self.deadline())
+                        guard case .sent = result.status else { return .seconds(999) }
+                        slowest = max(slowest, ContinuousClock.now - started)
+                    }
+                    return slowest
+                }
+                return await group.compactMap { $0 }.reduce(Duration.zero, max)
+            }
+            await healthy.shutdown()
+            #expect(slowest < .seconds(2))
         }
     }
 
