@@ -126,6 +126,11 @@ let package = Package(
             name: "PushDeliveryTests",
             dependencies: [
                 "PushDelivery", "PushRules", "MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "RegistryCoreTests", dependencies: ["RegistryCore"], swiftSettings: swiftSettings),

@@ -6,8 +6,8 @@ import PushRules
 import RegistryCore
 
 /// Sends notifications for one APNs provider (one key, one app): one connection pool per
-/// environment — separate even when both point at the same `endpoint` — and one provider token
-/// shared by every request.
+/// environment — separate even when both point at the same `endpoint` — and the key's provider
+/// token, shared by every request and every provider using the same key.
 public final class APNsSender: Sendable {
     public let bundleID: String
     private let providerToken: APNsProviderToken
@@ -17,16 +17,16 @@ public final class APNsSender: Sendable {
 
     public init(
         credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
-        sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext,
+        sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext, providerTokens: APNsProviderTokens = .shared,
         configuration: SenderConfiguration = SenderConfiguration(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.bundleID = bundleID
-        providerToken = APNsProviderToken(credentials: credentials)
+        providerToken = providerTokens.token(for: credentials)
         func pool(_ endpoint: PushEndpoint) -> HTTP2ConnectionPool {
             HTTP2ConnectionPool(
                 endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
-                connectTimeout: configuration.connectTimeout)
+                connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
         }
         self.production = pool(production)
         self.sandbox = pool(sandbox)

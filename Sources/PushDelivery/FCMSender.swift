@@ -22,10 +22,10 @@ public final class FCMSender: Sendable {
         projectID = account.projectID
         messages = HTTP2ConnectionPool(
             endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
-            connectTimeout: configuration.connectTimeout)
+            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
         oauth = HTTP2ConnectionPool(
             endpoint: account.tokenEndpoint, tls: tls, group: group, maximumConnections: 1,
-            connectTimeout: configuration.connectTimeout)
+            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
         accessToken = FCMAccessToken(account: account, pool: oauth)
         loop = AttemptLoop(policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout)
     }

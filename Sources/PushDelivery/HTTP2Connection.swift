@@ -26,7 +26,8 @@ final class HTTP2Connection: Sendable {
     /// Connects, completes the TLS handshake (certificate verified, ALPN `h2`) and the HTTP/2
     /// preface exchange (the server's SETTINGS received), all within `timeout`.
     static func connect(
-        to endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, timeout: Duration
+        to endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, timeout: Duration,
+        pingInterval: Duration
     ) async throws(ConnectionFailure) -> HTTP2Connection {
         let state = NIOLockedValueBox(ConnectionState())
         let serverName = endpoint.host.isIPAddress ? nil : endpoint.host
@@ -41,6 +42,8 @@ final class HTTP2Connection: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let ready = channel.eventLoop.makePromise(of: Void.self)
                         let operations = channel.pipeline.syncOperations
+                        try operations.addHandler(
+                            IdleStateHandler(allTimeout: .nanoseconds(Int64(pingInterval / .nanoseconds(1)))))
                         try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                         try operations.addHandler(TLSHandshakeObserver(ready: ready))
                         let multiplexer = try operations.configureHTTP2Pipeline(

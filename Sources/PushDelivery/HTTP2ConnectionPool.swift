@@ -11,6 +11,8 @@ actor HTTP2ConnectionPool {
     private let group: any EventLoopGroup
     private let maximumConnections: Int
     private let connectTimeout: Duration
+    private let pingInterval: Duration
+    private var isClosed = false
     private var connections: [HTTP2Connection] = []
     /// One connect at a time, shared by every request that needs it.
     private var connecting: Task<HTTP2Connection, any Error>?
@@ -19,7 +21,7 @@ actor HTTP2ConnectionPool {
 
     init(
         endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, maximumConnections: Int,
-        connectTimeout: Duration
+        connectTimeout: Duration, pingInterval: Duration
     ) {
         precondition(maximumConnections >= 1)
         self.endpoint = endpoint
@@ -27,6 +29,7 @@ actor HTTP2ConnectionPool {
         self.group = group
         self.maximumConnections = maximumConnections
         self.connectTimeout = connectTimeout
+        self.pingInterval = pingInterval
     }
 
     /// Sends `request` on a pooled connection. Throws `ConnectionFailure` when there is no
@@ -41,6 +44,8 @@ actor HTTP2ConnectionPool {
     /// stream until the server allows it.
     private func leaseStream() async throws(ConnectionFailure) -> HTTP2Connection {
         while true {
+            // After shutdown nothing reconnects; the caller's attempts end as connection failures.
+            guard !isClosed else { throw .closed }
             connections.removeAll { $0.isRetired }
             if let free = connections.first(where: { $0.reserveStream() }) { return free }
             if connections.count >= maximumConnections,
@@ -56,9 +61,10 @@ actor HTTP2ConnectionPool {
 
     private func connect() async throws(ConnectionFailure) -> HTTP2Connection {
         if connecting == nil {
-            let (endpoint, tls, group, timeout) = (endpoint, self.tls, self.group, connectTimeout)
+            let (endpoint, tls, group, timeout, ping) = (endpoint, self.tls, self.group, connectTimeout, pingInterval)
             connecting = Task {
-                try await HTTP2Connection.connect(to: endpoint, tls: tls, group: group, timeout: timeout)
+                try await HTTP2Connection.connect(
+                    to: endpoint, tls: tls, group: group, timeout: timeout, pingInterval: ping)
             }
         }
         let task = connecting!
@@ -77,6 +83,7 @@ actor HTTP2ConnectionPool {
     }
 
     func close() {
+        isClosed = true
         connecting?.cancel()
         for connection in connections { connection.close() }
         connections.removeAll()

@@ -21,8 +21,10 @@ final class ResponseCollector: ChannelInboundHandler {
         case .body(var buffer):
             response?.body += buffer.readBytes(length: buffer.readableBytes) ?? []
         case .end:
+            // No close here: with END_STREAM both ways the stream is closed already, and closing
+            // its channel could send a RST_STREAM, which servers count against a rate limit
+            // (NIO's allows 200 per 30 s, then answers GOAWAY ENHANCE_YOUR_CALM).
             if let response { promise.succeed(response) } else { promise.fail(ConnectionFailure.closed) }
-            context.close(promise: nil)
         }
     }
 

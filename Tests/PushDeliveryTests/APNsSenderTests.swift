@@ -71,15 +71,19 @@ import Testing
     }
 
     /// One provider token and at most `maximumConnections` connections for a thousand pushes.
+    /// Attempts get 60 s: on a loaded machine a debug build may take seconds to answer a
+    /// thousand streams, and a timed-out attempt would be retried (and counted twice by the mock).
     @Test func aThousandPushesShareConnectionsAndOneProviderToken() async throws {
-        try await withSender { setup in
+        var configuration = Self.fast
+        configuration.attemptTimeout = .seconds(60)
+        try await withSender(configuration: configuration) { setup in
             let options = try Self.voip()
             let results = await withTaskGroup(of: DeliveryResult.self) { group in
                 for _ in 0..<1000 {
                     group.addTask {
                         await setup.sender.send(
                             Self.payload, to: Self.token, environment: .production, options: options,
-                            deadline: Self.deadline(.seconds(60)))
+                            deadline: Self.deadline(.seconds(120)))
                     }
                 }
                 return await group.reduce(into: [DeliveryResult]()) { $0.append($1) }
@@ -109,6 +113,36 @@ import Testing
             }
             #expect(setup.fixture.server.recordedRequests.count == 12)
             #expect(setup.fixture.server.statistics.connections == 2)
+        }
+    }
+
+    /// With a PING every 100 ms of silence, a connection idle for a second is still the one the
+    /// next push uses: the mock answers the PINGs, so nothing closes it.
+    @Test func anIdleConnectionAnsweringPingsIsKept() async throws {
+        var configuration = Self.fast
+        configuration.pingInterval = .milliseconds(100)
+        try await withSender(configuration: configuration) { setup in
+            for _ in 0..<2 {
+                let result = await setup.sender.send(
+                    Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                    deadline: Self.deadline())
+                #expect(result.attempts == 1)
+                try await Task.sleep(for: .seconds(1))
+            }
+            #expect(setup.fixture.server.statistics.connections == 1)
+        }
+    }
+
+    @Test func nothingIsSentOrConnectedAfterShutdown() async throws {
+        try await withSender { setup in
+            await setup.sender.shutdown()
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                deadline: Self.deadline(.seconds(1)))
+            #expect(
+                result.status == .failed(reason: "ConnectionClosed")
+                    || result.status == .expired(reason: "ConnectionClosed"))
+            #expect(setup.fixture.server.statistics.connections == 0)
         }
     }
 
@@ -221,6 +255,29 @@ import Testing
             }
             await healthy.shutdown()
             #expect(slowest < .seconds(2))
+        }
+    }
+
+    /// An APNs key belongs to a team: two apps' providers using it share one provider token, so
+    /// neither trips the other's renewal limit.
+    @Test func providersSharingAKeyShareItsProviderToken() async throws {
+        try await withSender { setup in
+            let otherApp = APNsSender(
+                credentials: APNsCredentials(
+                    teamID: setup.fixture.teamID, keyID: setup.fixture.keyID, key: setup.fixture.apnsKey),
+                bundleID: "com.example.other", production: try PushEndpoint(setup.fixture.baseURL),
+                tls: try PushTLS.makeContext(additionalCAFile: setup.fixture.certificates.caFile),
+                configuration: Self.fast)
+            for (index, sender) in [setup.sender, otherApp, setup.sender, otherApp].enumerated() {
+                // Past the first second, a token of its own would carry another iat.
+                if index == 1 { try await Task.sleep(for: .milliseconds(1100)) }
+                let result = await sender.send(
+                    Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+                    deadline: Self.deadline())
+                #expect(result.attempts == 1)
+            }
+            await otherApp.shutdown()
+            #expect(setup.fixture.server.statistics.providerTokensAccepted == 1)
         }
     }
 

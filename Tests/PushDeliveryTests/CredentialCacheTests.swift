@@ -62,7 +62,8 @@ import Testing
         let pool = HTTP2ConnectionPool(
             endpoint: account.tokenEndpoint,
             tls: try PushTLS.makeContext(additionalCAFile: fixture.certificates.caFile),
-            group: MultiThreadedEventLoopGroup.singleton, maximumConnections: 1, connectTimeout: .seconds(5))
+            group: MultiThreadedEventLoopGroup.singleton, maximumConnections: 1, connectTimeout: .seconds(5),
+            pingInterval: .seconds(60))
         // The mock checks assertions against the real clock: start 56 minutes back, so every
         // assertion the test clock signs is still in the past for the mock.
         let clock = TestClock()
