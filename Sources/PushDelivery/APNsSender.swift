@@ -41,6 +41,13 @@ public final class APNsSender: Sendable {
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
         apnsID: UUID = UUID(), deadline: ContinuousClock.Instant
     ) async -> DeliveryResult {
+        // The token becomes part of the request path: anything but hex is what APNs calls
+        // BadDeviceToken, so it gets that answer's verdict without a request that could go astray.
+        guard !token.isEmpty, token.allSatisfy(\.isHexDigit) else {
+            return await loop.run(until: deadline) { _ in
+                APNsAnswer(status: 400, reason: "BadDeviceToken").outcome(receivedAt: Date())
+            }
+        }
         guard PayloadLimit.fits(payload.count, options.pushType == .voip ? .voip : .apns) else {
             return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
         }

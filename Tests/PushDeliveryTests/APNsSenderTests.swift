@@ -351,6 +351,21 @@ import Testing
         }
     }
 
+    @Test(arguments: ["", "abc/../../v1/x", "zz" + String(repeating: "ab", count: 31)])
+    func aTokenThatIsNotHexIsABadDeviceTokenWithoutSending(token: String) async throws {
+        try await withSender { setup in
+            let result = await setup.sender.send(
+                Self.payload, to: token, environment: .production, options: try Self.voip(), deadline: Self.deadline())
+            guard case .tokenInvalid(let verdict) = result.status else {
+                Issue.record("not a token verdict: \(result)")
+                return
+            }
+            #expect(verdict.reason == "BadDeviceToken")
+            #expect(verdict.policy == .disable)
+            #expect(setup.fixture.server.recordedRequests.isEmpty)
+        }
+    }
+
     @Test func aPayloadOverTheLimitIsRejectedWithoutSending() async throws {
         try await withSender { setup in
             let large = Array(repeating: UInt8(ascii: "x"), count: 5121)
