@@ -52,14 +52,13 @@ let package = Package(
         .target(
             name: "MockPush",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "PushRules",
+                "RegistryCore", "RegistryCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -120,7 +119,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "MockPushTests",
-            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore"],
+            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests",

@@ -1,4 +1,3 @@
-import Logging
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -54,11 +53,12 @@ public final class MockPushServer: Sendable {
             privateKey: .privateKey(try NIOSSLPrivateKey(file: configuration.privateKeyFile, format: .pem)))
         tls.applicationProtocols = ["h2"]
         let sslContext = try NIOSSLContext(configuration: tls)
-        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-        connectionConfiguration.initialSettings =
+        var http2 = NIOHTTP2Handler.ConnectionConfiguration()
+        http2.initialSettings =
             nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams } + [
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)
             ]
+        let connectionConfiguration = http2
         let state = MockPushState()
         let router = MockRouter(state: state)
         let channel = try await ServerBootstrap(group: group)

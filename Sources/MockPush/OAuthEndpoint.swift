@@ -74,7 +74,7 @@ struct OAuthEndpoint {
                 claims.iss
             )
         }
-        let accessToken = "mock-access-" + Base64URL.encode((try? SecureRandom.bytes(count: 24)) ?? [])
+        let accessToken = "mock-access-" + UUID().uuidString.lowercased()
         state.withState { state in
             state.accessTokens[accessToken] = (claims.iss, now.addingTimeInterval(Self.accessTokenLifetime))
             state.accessTokensIssued += 1
