@@ -79,6 +79,11 @@ final class HTTP2Connection: Sendable {
         }
     }
 
+    /// Gives back a stream reserved but not used.
+    func releaseStream() {
+        state.withLockedValue { $0.openStreams -= 1 }
+    }
+
     var isRetired: Bool { state.withLockedValue { $0.retired } }
 
     var openStreams: Int { state.withLockedValue { $0.openStreams } }
@@ -87,7 +92,7 @@ final class HTTP2Connection: Sendable {
     /// throws why there is none: the connection went away, or `timeout` passed (the stream is
     /// then reset, so a late answer is never mistaken for a later request's).
     func send(_ request: PushHTTPRequest, timeout: Duration) async throws(ConnectionFailure) -> PushHTTPResponse {
-        defer { state.withLockedValue { $0.openStreams -= 1 } }
+        defer { releaseStream() }
         let eventLoop = channel.eventLoop
         let promise = eventLoop.makePromise(of: PushHTTPResponse.self)
         let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {

@@ -1,5 +1,7 @@
 import Foundation
 import MockPush
+import NIOCore
+import NIOPosix
 import PushRules
 import PushTestSupport
 import RegistryCore
@@ -279,6 +281,30 @@ import Testing
             await otherApp.shutdown()
             #expect(setup.fixture.server.statistics.providerTokensAccepted == 1)
         }
+    }
+
+    /// A server that accepts TCP but never answers TLS holds the connect, not the push: the push
+    /// ends at its deadline though the connect timeout is far longer.
+    @Test func aServerThatNeverCompletesTLSDoesNotHoldAPushPastItsDeadline() async throws {
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        var configuration = Self.fast
+        configuration.connectTimeout = .seconds(60)
+        let sender = APNsSender(
+            credentials: APNsCredentials(
+                teamID: "ABCDE12345", keyID: "XYZ987WVU6", key: try SigningKey.generate(.es256)),
+            bundleID: "com.example.app", production: try PushEndpoint("https://localhost:\(port)"),
+            tls: try PushTLS.makeContext(additionalCAFile: nil), configuration: configuration)
+        let started = ContinuousClock.now
+        let result = await sender.send(
+            Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
+            deadline: Self.deadline(.seconds(1)))
+        #expect(result.status == .expired(reason: "Timeout"))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        await sender.shutdown()
+        try await silent.close()
     }
 
     @Test func anUnregisteredTokenCarriesApplesTimestamp() async throws {
