@@ -119,7 +119,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "MockPushTests",
-            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto"],
+            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests",
