@@ -29,7 +29,9 @@ struct MockRouter: Sendable {
             RecordedRequest(
                 endpoint: endpoint, connection: request.connection, method: request.method, path: request.path,
                 headers: request.headers.filter { $0.key != "authorization" }, deviceToken: token,
-                credential: credential, body: String(decoding: request.body, as: UTF8.self),
+                credential: credential,
+                // The token request's body is the signed assertion: a credential, so not kept.
+                body: endpoint == .oauth ? "" : String(decoding: request.body, as: UTF8.self),
                 status: answer.connectionAction == nil ? answer.status : 0,
                 reason: Self.reason(in: answer), receivedAt: now))
         return answer

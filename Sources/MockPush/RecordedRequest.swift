@@ -1,7 +1,8 @@
 import Foundation
 
 /// Everything the mock saw of one push or token request, for tests and `GET /_mock/requests`.
-/// The `authorization` header is summarised (`credential`), never kept.
+/// Credentials are summarised (`credential`), never kept: no `authorization` header, and no body
+/// for token requests (it carries the signed assertion).
 public struct RecordedRequest: Sendable, Codable, Equatable {
     public enum Endpoint: String, Sendable, Codable {
         case apns

@@ -60,6 +60,7 @@ import Testing
             #expect(sent.status == 200)
             #expect((sent.json["name"] as? String)?.hasPrefix("projects/\(fixture.projectID)/messages/") == true)
             #expect(fixture.server.recordedRequests.map(\.endpoint) == [.oauth, .fcm])
+            #expect(fixture.server.recordedRequests[0].body.isEmpty)  // The assertion is not kept.
             #expect(fixture.server.recordedRequests.last?.deviceToken == "fcm-token-1")
             #expect(fixture.server.recordedRequests.last?.credential == fixture.clientEmail)
             #expect(fixture.server.statistics.accessTokensIssued == 1)
