@@ -13,7 +13,7 @@ ARG SWIFT_VERSION=6.1
 FROM swift:${SWIFT_VERSION}-bookworm AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev libssl-dev \
+    && apt-get install -y --no-install-recommends libpq-dev libssl-dev zlib1g-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # Dependencies first, so editing our sources does not re-fetch them.

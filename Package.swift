@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -38,6 +40,7 @@ let package = Package(
         .target(
             name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
             swiftSettings: swiftSettings),
+        .target(name: "PushRules", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
@@ -57,6 +60,31 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "MockPush",
+            dependencies: [
+                "RegistryCore", "RegistryCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "PushDelivery",
+            dependencies: [
+                "RegistryCore", "RegistryCrypto", "PushRules",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -93,7 +121,7 @@ let package = Package(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
-                "EmbeddedResources",
+                "EmbeddedResources", "MockPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -122,6 +150,27 @@ let package = Package(
         .testTarget(
             name: "CallPushTests",
             dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto"], path: "Tests/PushTestSupport",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockPushTests",
+            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushDeliveryTests",
+            dependencies: [
+                "PushDelivery", "PushRules", "MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushRulesTests", dependencies: ["Encodings", "PushRules", "RegistryCore"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests",

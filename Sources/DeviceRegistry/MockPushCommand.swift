@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import MockPush
+import RegistryCrypto
+
+/// `device-registry mock-push`: the test suite's stand-in for APNs and FCM, for pointing a local
+/// setup at (a provider's `endpoint`, and `PUSH_CA_FILE` for the certificate's CA).
+struct MockPushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock-push",
+        abstract: "Run a mock APNs and FCM (with its OAuth token endpoint) over TLS and HTTP/2.",
+        discussion: """
+            It verifies provider tokens and OAuth assertions as Apple and Google do, records every
+            request, and answers whatever it is told through its admin routes, e.g.
+              curl --cacert ca.pem https://localhost:8443/_mock/requests
+              curl --cacert ca.pem -d '{"service":"apns","status":410,"reason":"Unregistered"}' \\
+                https://localhost:8443/_mock/replies
+            A certificate for localhost, signed by a CA of your own:
+              openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key \\
+                -out ca.pem -subj /CN=mock-ca -addext basicConstraints=critical,CA:TRUE
+              openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key \\
+                -out server.csr -subj /CN=localhost
+              openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -out server.pem \\
+                -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1)
+            """)
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8443
+    @Option(help: "PEM file: the server certificate, then any intermediates.") var certificate: String
+    @Option(help: "PEM file: the server certificate's private key.") var privateKey: String
+    @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS to announce.") var maxConcurrentStreams = 1000
+    @Option(
+        name: .customLong("apns-key"),
+        help: "TEAM_ID:KEY_ID:FILE.p8 — accept provider tokens signed with this key; repeatable.")
+    var apnsKeys: [String] = []
+    @Option(
+        name: .customLong("fcm-service-account"),
+        help: "A service account JSON file — accept its OAuth assertions for its project; repeatable.")
+    var serviceAccounts: [String] = []
+
+    func run() async throws {
+        let server = try await MockPushServer.start(
+            MockPushServer.Configuration(
+                host: host, port: port, certificateChainFile: certificate, privateKeyFile: privateKey,
+                maximumConcurrentStreams: maxConcurrentStreams))
+        for argument in apnsKeys {
+            let parts = argument.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3 else { throw ValidationError("--apns-key must be TEAM_ID:KEY_ID:FILE.p8") }
+            let key = try SigningKey(pem: String(contentsOfFile: parts[2], encoding: .utf8), algorithm: .es256)
+            server.registerAPNsKey(teamID: parts[0], keyID: parts[1], publicKey: try key.verifyingKey())
+        }
+        for file in serviceAccounts {
+            let account = try JSONDecoder().decode(
+                ServiceAccountFile.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            let key = try SigningKey(pem: account.privateKey, algorithm: .rs256)
+            server.registerFCMAccount(
+                clientEmail: account.clientEmail, projectID: account.projectID, publicKey: try key.verifyingKey())
+        }
+        // Flushed at once: a script waiting for this line reads a pipe, which print() buffers.
+        FileHandle.standardOutput.write(Data("mock push listening on https://\(host):\(server.port)\n".utf8))
+        try await server.waitUntilClosed()
+    }
+
+    /// The fields of a Google service account file the mock needs.
+    struct ServiceAccountFile: Decodable {
+        let clientEmail: String
+        let projectID: String
+        let privateKey: String
+
+        enum CodingKeys: String, CodingKey {
+            case clientEmail = "client_email"
+            case projectID = "project_id"
+            case privateKey = "private_key"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PushRules
+import RegistryCore
+
+/// Sends notifications for one APNs provider (one key, one app): one connection pool per
+/// environment — separate even when both point at the same `endpoint` — and the key's provider
+/// token, shared by every request and every provider using the same key.
+public final class APNsSender: Sendable {
+    public let bundleID: String
+    private let providerToken: APNsProviderToken
+    private let production: HTTP2ConnectionPool
+    private let sandbox: HTTP2ConnectionPool
+    private let loop: AttemptLoop
+
+    public init(
+        credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
+        sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext, providerTokens: APNsProviderTokens = .shared,
+        configuration: SenderConfiguration = SenderConfiguration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.bundleID = bundleID
+        providerToken = providerTokens.token(for: credentials)
+        func pool(_ endpoint: PushEndpoint) -> HTTP2ConnectionPool {
+            HTTP2ConnectionPool(
+                endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
+                connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
+        }
+        self.production = pool(production)
+        self.sandbox = pool(sandbox)
+        loop = AttemptLoop(policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout)
+    }
+
+    /// Sends `payload` (the JSON APNs delivers) to `token` and retries transient failures until
+    /// `deadline` or the notification's `apns-expiration`, whichever comes first, with the same
+    /// `apnsID` on every attempt. A payload over the limit for its push type is rejected without
+    /// sending.
+    public func send(
+        _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
+        apnsID: UUID = UUID(), deadline: ContinuousClock.Instant
+    ) async -> DeliveryResult {
+        // The token becomes part of the request path: anything but hex is what APNs calls
+        // BadDeviceToken, so it gets that answer's verdict without a request that could go astray.
+        guard !token.isEmpty, token.allSatisfy(\.isHexDigit) else {
+            return await loop.run(until: deadline) { _ in
+                APNsAnswer(status: 400, reason: "BadDeviceToken").outcome(receivedAt: Date())
+            }
+        }
+        guard PayloadLimit.fits(payload.count, options.pushType == .voip ? .voip : .apns) else {
+            return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
+        }
+        let pool = environment == .production ? production : sandbox
+        var deadline = deadline
+        // The epoch means "now or never" to APNs, not a moment to stop retrying at.
+        if let expiration = options.expiration, expiration.timeIntervalSince1970 > 0 {
+            deadline = min(deadline, .now + .milliseconds(Int64(expiration.timeIntervalSinceNow * 1000)))
+        }
+        let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
+        return await loop.run(until: deadline) { timeout in
+            let jwt: String
+            do {
+                jwt = try await providerToken.token()
+            } catch {
+                return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
+            }
+            let request = PushHTTPRequest(
+                path: "/3/device/\(token)", headers: [("authorization", "bearer \(jwt)")] + headers, body: payload)
+            let response: PushHTTPResponse
+            do throws(ConnectionFailure) {
+                response = try await pool.send(request, timeout: timeout)
+            } catch {
+                return .transient(reason: error.reason, retryAfter: nil)
+            }
+            let receivedAt = Date()
+            let outcome = APNsAnswer(
+                status: response.status, apnsID: response.header("apns-id"), retryAfter: response.header("retry-after"),
+                body: response.body, receivedAt: receivedAt
+            ).outcome(receivedAt: receivedAt)
+            if case .credentialExpired = outcome { await providerToken.expired(jwt) }
+            return outcome
+        }
+    }
+
+    /// Connections opened and provider tokens signed so far.
+    public var statistics: SenderStatistics {
+        get async {
+            SenderStatistics(
+                connectionsOpened: await production.connectionsOpened + sandbox.connectionsOpened,
+                credentialsIssued: await providerToken.signings)
+        }
+    }
+
+    public func shutdown() async {
+        await production.close()
+        await sandbox.close()
+    }
+}

@@ -1,0 +1,24 @@
+import PushRules
+
+/// The final word on one push, after any retries.
+public struct DeliveryResult: Sendable, Equatable {
+    public enum Status: Sendable, Equatable {
+        /// Accepted; the `apns-id` or FCM message name.
+        case sent(serviceID: String?)
+        /// The token is dead or wrong; apply the verdict to the registry.
+        case tokenInvalid(TokenVerdict)
+        /// The message was refused; no retry can help.
+        case rejected(reason: String)
+        /// The provider's credentials are refused: mark the provider unhealthy.
+        case authFailed(reason: String)
+        /// Transient failures used up the attempts.
+        case failed(reason: String)
+        /// The deadline came before a final answer; nothing was sent late.
+        case expired(reason: String?)
+    }
+
+    public let status: Status
+    /// Attempts made, including one that failed before reaching the push service (no access
+    /// token, no connection).
+    public let attempts: Int
+}

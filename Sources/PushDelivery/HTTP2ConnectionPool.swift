@@ -1,0 +1,139 @@
+import Foundation
+import NIOCore
+import NIOSSL
+
+/// The connections to one push service endpoint for one provider and environment: a request
+/// takes a stream on an open connection, and a new connection is opened only when every open one
+/// is out of streams (up to `maximumConnections`). Retired connections (GOAWAY, closed) are
+/// dropped and their requests go to a fresh one.
+actor HTTP2ConnectionPool {
+    let endpoint: PushEndpoint
+    private let tls: NIOSSLContext
+    private let group: any EventLoopGroup
+    private let maximumConnections: Int
+    private let connectTimeout: Duration
+    private let pingInterval: Duration
+    private var isClosed = false
+    private var connections: [HTTP2Connection] = []
+    /// One connect at a time; the requests waiting for it, by id so each can stop at its deadline.
+    private var isConnecting = false
+    private var waiters: [UUID: CheckedContinuation<HTTP2Connection, any Error>] = [:]
+    /// Connections opened over the pool's life, for tests and metrics.
+    private(set) var connectionsOpened = 0
+
+    init(
+        endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, maximumConnections: Int,
+        connectTimeout: Duration, pingInterval: Duration
+    ) {
+        precondition(maximumConnections >= 1)
+        self.endpoint = endpoint
+        self.tls = tls
+        self.group = group
+        self.maximumConnections = maximumConnections
+        self.connectTimeout = connectTimeout
+        self.pingInterval = pingInterval
+    }
+
+    /// Sends `request` on a pooled connection, all within `timeout` — connecting included, so a
+    /// server that accepts but never completes TLS cannot hold a push past its deadline. Throws
+    /// `ConnectionFailure` when there is no answer; the caller's retry rules decide what next.
+    func send(_ request: PushHTTPRequest, timeout: Duration) async throws(ConnectionFailure) -> PushHTTPResponse {
+        let deadline = ContinuousClock.now + timeout
+        let connection = try await leaseStream(before: deadline)
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero else {
+            connection.releaseStream()
+            throw .timedOut
+        }
+        return try await connection.send(request, timeout: remaining)
+    }
+
+    /// A connection with a stream reserved for the caller. When every connection is busy and no
+    /// more may be opened, the least busy one is used anyway: its HTTP/2 handler queues the
+    /// stream until the server allows it.
+    private func leaseStream(before deadline: ContinuousClock.Instant) async throws(ConnectionFailure)
+        -> HTTP2Connection
+    {
+        while true {
+            // After shutdown nothing reconnects; the caller's attempts end as connection failures.
+            guard !isClosed else { throw .closed }
+            connections.removeAll { $0.isRetired }
+            if let free = connections.first(where: { $0.reserveStream() }) { return free }
+            if connections.count >= maximumConnections,
+                let least = connections.min(by: { $0.openStreams < $1.openStreams })
+            {
+                if least.reserveStream(evenIfFull: true) { return least }
+                continue
+            }
+            let connection = try await connection(before: deadline)
+            if connection.reserveStream() { return connection }
+        }
+    }
+
+    /// The connection being opened — one at a time, shared by every request that needs it. A
+    /// caller stops waiting at its deadline; the connect itself runs on and joins the pool, so
+    /// the next request finds it.
+    private func connection(before deadline: ContinuousClock.Instant) async throws(ConnectionFailure)
+        -> HTTP2Connection
+    {
+        if !isConnecting { startConnecting() }
+        let id = UUID()
+        let timer = Task {
+            try await Task.sleep(until: deadline)
+            self.stopWaiting(id)
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withCheckedThrowingContinuation { waiters[id] = $0 }
+        } catch {
+            throw (error as? ConnectionFailure) ?? .connect("\(error)")
+        }
+    }
+
+    private func startConnecting() {
+        isConnecting = true
+        let (endpoint, tls, group, timeout, ping) = (endpoint, self.tls, self.group, connectTimeout, pingInterval)
+        Task {
+            do throws(ConnectionFailure) {
+                self.connected(
+                    try await HTTP2Connection.connect(
+                        to: endpoint, tls: tls, group: group, timeout: timeout, pingInterval: ping))
+            } catch {
+                self.connectFailed(error)
+            }
+        }
+    }
+
+    private func connected(_ connection: HTTP2Connection) {
+        isConnecting = false
+        guard !isClosed else {
+            connection.close()
+            return resumeWaiters(with: .failure(.closed))
+        }
+        connections.append(connection)
+        connectionsOpened += 1
+        resumeWaiters(with: .success(connection))
+    }
+
+    private func connectFailed(_ failure: ConnectionFailure) {
+        isConnecting = false
+        resumeWaiters(with: .failure(failure))
+    }
+
+    private func stopWaiting(_ id: UUID) {
+        waiters.removeValue(forKey: id)?.resume(throwing: ConnectionFailure.timedOut)
+    }
+
+    private func resumeWaiters(with result: Result<HTTP2Connection, ConnectionFailure>) {
+        let waiting = waiters
+        waiters.removeAll()
+        for waiter in waiting.values { waiter.resume(with: result.mapError { $0 }) }
+    }
+
+    func close() {
+        isClosed = true
+        resumeWaiters(with: .failure(.closed))
+        for connection in connections { connection.close() }
+        connections.removeAll()
+    }
+}
