@@ -59,7 +59,7 @@ public struct CallDetails: Sendable, Hashable {
     public var cid: String { "\(type):\(id)" }
 
     /// Reads the fields of a `call` object, recording every problem in `reader`.
-    static func read(_ reader: inout FieldReader) -> CallDetails? {
+    static func read(_ reader: inout JSONObjectReader) -> CallDetails? {
         let id = reader.value("id", required: true, CallFieldRules.id)
         let type = reader.value("type", CallFieldRules.callType)
         let displayName = reader.value("display_name") { raw, field throws(ValidationError) in

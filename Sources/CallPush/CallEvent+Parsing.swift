@@ -11,7 +11,7 @@ extension CallEvent {
     /// `user_ids`, `call.id`, `caller.id`. `null` counts as absent; unknown fields are refused,
     /// with a "did you mean" when one is close.
     public static func parse(_ body: JSONValue, arrivedAt: Date) throws(ValidationErrors) -> CallEvent {
-        var reader = FieldReader(body, known: fields)
+        var reader = JSONObjectReader(body, known: fields)
         // Not an object: one error says it all, rather than every required field too.
         guard reader.errors.isEmpty else { throw ValidationErrors(reader.errors) }
         let id = reader.value("id", required: true, CallFieldRules.id)
@@ -41,7 +41,7 @@ extension CallEvent {
             ringingAt: ringingAt, ttl: ttl ?? defaultTTL, arrivedAt: arrivedAt)
     }
 
-    private static func readUserIDs(_ reader: inout FieldReader) -> [UserID]? {
+    private static func readUserIDs(_ reader: inout JSONObjectReader) -> [UserID]? {
         guard let value = reader.raw("user_ids", required: true) else { return nil }
         guard case .array(let elements) = value else {
             reader.fail(ValidationError(field: "user_ids", message: "must be an array, not \(value.typeName)"))

@@ -18,7 +18,7 @@ enum CallFieldRules {
         guard raw.count <= maxLength else {
             throw ValidationError(field: field, message: "must be at most \(maxLength) characters long")
         }
-        guard !containsControlCharacter(raw) else {
+        guard !TextRules.containsControlCharacter(raw) else {
             throw ValidationError(field: field, message: "must not contain control characters")
         }
         return raw.isEmpty ? nil : raw
@@ -81,12 +81,7 @@ enum CallFieldRules {
         return raw
     }
 
-    /// C0 controls, DEL and C1 controls: never part of a name, and they break logs and terminals.
-    static func containsControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-    }
-
     private static func containsSpaceOrControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.isWhitespace } || containsControlCharacter(text)
+        text.unicodeScalars.contains { $0.properties.isWhitespace } || TextRules.containsControlCharacter(text)
     }
 }

@@ -56,7 +56,7 @@ public struct Caller: Sendable, Hashable {
     }
 
     /// Reads the fields of a `caller` object, recording every problem in `reader`.
-    static func read(_ reader: inout FieldReader) -> Caller? {
+    static func read(_ reader: inout JSONObjectReader) -> Caller? {
         let id = reader.value("id", required: true, CallFieldRules.id)
         let displayName = reader.value("display_name") { raw, field throws(ValidationError) in
             try CallFieldRules.text(raw, field: field)

@@ -23,7 +23,7 @@ public enum DialStackWebhook {
 
     /// Errors name the webhook's own fields (`data.from_number`).
     public static func parse(_ body: JSONValue, arrivedAt: Date) throws(ValidationErrors) -> Event {
-        var reader = FieldReader(body, known: ["id", "type", "data"], ignoresUnknownFields: true)
+        var reader = JSONObjectReader(body, known: ["id", "type", "data"], ignoresUnknownFields: true)
         guard let type = reader.string("type", required: true) else { throw ValidationErrors(reader.errors) }
         guard type == wakeupEventType else { return .ignored(type: type) }
         let id = reader.value("id", required: true, CallFieldRules.id)
@@ -53,7 +53,7 @@ public enum DialStackWebhook {
         let toNumber: PhoneNumber?
         let ringingAt: Date?
 
-        init(_ data: inout FieldReader, arrivedAt: Date) {
+        init(_ data: inout JSONObjectReader, arrivedAt: Date) {
             callID = data.value("call_id", required: true, CallFieldRules.id)
             userID = data.value("user_id", required: true) { raw, field throws(ValidationError) in
                 try UserID(raw, field: field)

@@ -28,7 +28,7 @@ public struct NotificationTemplates: Sendable, Hashable {
         -> NotificationTemplates
     {
         let types = CallEventType.allCases.map(\.rawValue)
-        var reader = FieldReader(value, known: types, path: field)
+        var reader = JSONObjectReader(value, known: types, path: field)
         var entries: [CallEventType: Entry] = [:]
         for type in CallEventType.allCases {
             let entry = reader.object(type.rawValue, known: ["title", "body"]) { nested -> Entry? in

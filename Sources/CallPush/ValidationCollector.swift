@@ -1,7 +1,7 @@
 import RegistryCore
 
 /// Runs field checks one after another and keeps every failure, for the validating initialisers
-/// that build a value from Swift arguments rather than from a JSON body (`FieldReader` does the
+/// that build a value from Swift arguments rather than from a JSON body (`JSONObjectReader` does the
 /// same for bodies).
 struct ValidationCollector {
     private(set) var errors: [ValidationError] = []

@@ -1,6 +1,8 @@
-/// "Did you mean …?" for a misspelt field or parameter name.
-enum FieldSuggestion {
-    static let maxSuggestedBytes = 64
+/// "Did you mean …?" for a misspelt field or parameter name, worded the same in every body and
+/// parameter list the registry reads.
+public enum FieldSuggestion {
+    /// The longest name (in UTF-8 bytes) that is compared with the known ones.
+    public static let maxSuggestedBytes = 64
 
     /// The known name closest to `unknown`, if it is plausibly a typo: same letters modulo case
     /// and `_`/`-` (`userId` → `user_id`), or at most 2 edits away (`enviroment` → `environment`),
@@ -8,7 +10,7 @@ enum FieldSuggestion {
     ///
     /// Names longer than `maxSuggestedBytes` get no suggestion: no field name is that long, and
     /// the edit distance costs time and memory per character of a name the client chose.
-    static func closest(to unknown: String, among known: [String]) -> String? {
+    public static func closest(to unknown: String, among known: [String]) -> String? {
         guard unknown.utf8.count <= maxSuggestedBytes else { return nil }
         let folded = fold(unknown)
         if let exact = known.first(where: { fold($0) == folded }) { return exact }
@@ -18,7 +20,9 @@ enum FieldSuggestion {
         return best.name
     }
 
-    static func unknownFieldMessage(_ unknown: String, known: [String]) -> String {
+    /// The message for an unknown field: `unknown field; did you mean "user_id"?` when `closest`
+    /// finds one, else `unknown field; expected one of: ` and every known name, in `known`'s order.
+    public static func unknownFieldMessage(_ unknown: String, known: [String]) -> String {
         if let suggestion = closest(to: unknown, among: known) {
             return "unknown field; did you mean \"\(suggestion)\"?"
         }

@@ -1,8 +1,11 @@
-/// Character rules shared by the free-text identifiers (user id, device id, platform, …).
-enum TextRules {
-    /// C0 controls, DEL and C1 controls: invisible, break logs and terminals, and are never part
-    /// of a legitimate identifier.
-    static func containsControlCharacter(_ text: String) -> Bool {
+/// Character rules shared by the free-text identifiers (user id, device id, platform, …) and by
+/// the text fields of other targets' bodies (call events).
+public enum TextRules {
+    /// True when `text` has a C0 control (U+0000–U+001F), DEL (U+007F) or a C1 control
+    /// (U+0080–U+009F): invisible, they break logs and terminals, and are never part of a
+    /// legitimate identifier or name. Other characters, whitespace and format characters included,
+    /// are the caller's to judge.
+    public static func containsControlCharacter(_ text: String) -> Bool {
         // Bytes first: most identifiers are ASCII, and then a C1 control cannot occur.
         var isASCII = true
         for byte in text.utf8 {
