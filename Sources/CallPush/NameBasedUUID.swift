@@ -1,4 +1,5 @@
 import Foundation
+import RegistryCrypto
 
 /// UUIDs derived from names (RFC 9562 §5.5, version 5: SHA-1 of namespace + name), so the same
 /// event id always gives the same UUID and a retried push dedupes on the phone.
