@@ -36,9 +36,9 @@ let package = Package(
         .target(name: "Encodings", swiftSettings: swiftSettings),
         .target(name: "RegistryCore", dependencies: ["Encodings"], swiftSettings: swiftSettings),
         .target(name: "RegistryCrypto", dependencies: ["CCrypto", "Encodings"], swiftSettings: swiftSettings),
-        // Call events and the payloads phones parse, pure; SHA-1 (UUIDv5) straight from libcrypto.
+        // Call events and the payloads phones parse, pure but for the sealer's random IV.
         .target(
-            name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .target(name: "PushRules", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
         .target(
@@ -149,7 +149,7 @@ let package = Package(
             name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CallPushTests",
-            dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CCrypto", "CZlib"],
+            dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .target(
             name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto"], path: "Tests/PushTestSupport",

@@ -1,8 +1,8 @@
 /// AES-256-GCM for SignalWire's `invite`: seals `plaintext` under `key` with a fresh random
 /// 12-byte IV per call and a 16-byte tag, no associated data.
 ///
-/// A protocol so rendering stays pure: RegistryCrypto's AES-GCM provides the real one when the
-/// ringing is wired up; tests seal with libcrypto directly.
+/// A protocol so the composer is handed its one source of randomness; `AESGCMPayloadSealer` is
+/// the implementation.
 public protocol PayloadSealer: Sendable {
     func seal(_ plaintext: [UInt8], key: PayloadKey) throws -> SealedPayload
 }

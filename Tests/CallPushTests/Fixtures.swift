@@ -67,7 +67,7 @@ enum Fixtures {
     ])
 
     static func composer(_ format: CallFormat, templates: NotificationTemplates = .none) -> CallPushComposer {
-        CallPushComposer(format: format, templates: templates, sealer: LibcryptoSealer())
+        CallPushComposer(format: format, templates: templates, sealer: AESGCMPayloadSealer())
     }
 
     /// The rendered bytes as text; fails the test when nothing was rendered.
