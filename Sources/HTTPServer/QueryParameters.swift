@@ -1,3 +1,5 @@
+import Encodings
+
 /// The decoded query string of a request, in the order the client sent it.
 public struct QueryParameters: Sendable, Equatable {
     private var pairs: [(name: String, value: String)]

@@ -1,3 +1,4 @@
+import Encodings
 import NIOHTTP1
 
 /// Turns a request into the code that answers it.
