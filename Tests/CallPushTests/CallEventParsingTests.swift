@@ -92,6 +92,15 @@ import Testing
         #expect(errors[0].message.hasPrefix("did you mean \"call.ring\"? must be one of: call.ring, "))
     }
 
+    /// RegistryCore's cap: a name over 64 bytes is never compared, however close it folds.
+    @Test func anUnknownNameOver64BytesGetsNoSuggestion() {
+        let long = "user_ids" + String(repeating: "_", count: 60)
+        let errors = Fixtures.errors(
+            #"{"id":"e","type":"call.ring","user_ids":["u"],"call":{"id":"c"},"caller":{"id":"j"},"\#(long)":1}"#)
+        #expect(errors.map(\.field) == [long])
+        #expect(errors.first?.message.hasPrefix("unknown field; expected one of: id, type, user_ids") == true)
+    }
+
     @Test func wrongJSONTypesAreNamed() {
         let body =
             #"{"id":1,"type":"call.ring","user_ids":"u","call":{"id":"c","has_video":"yes","metadata":[]},"#
