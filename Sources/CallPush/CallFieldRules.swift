@@ -27,17 +27,13 @@ enum CallFieldRules {
     /// A Stream call type (`default`, `audio_room`): it becomes the first half of `call_cid`
     /// (`<type>:<id>`), so no `:` and nothing a client would have to escape.
     static func callType(_ raw: String, field: String) throws(ValidationError) -> String {
-        let allowed = raw.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
-        }
-        guard (1...64).contains(raw.utf8.count), allowed else {
+        guard (1...64).contains(raw.utf8.count), callTypeCharacters.containsAll(raw) else {
             throw ValidationError(field: field, message: "must be 1–64 letters, digits, '_' or '-' (e.g. default)")
         }
         return raw
     }
+
+    private static let callTypeCharacters = ASCIISet.alphanumerics.union("_-")
 
     /// An RFC 3339 timestamp (`2026-04-10T14:30:00Z`, any offset, optional fraction).
     static func timestamp(_ raw: String, field: String) throws(ValidationError) -> Date {
@@ -49,10 +45,7 @@ enum CallFieldRules {
 
     /// An absolute `https://` or `http://` URL of at most 2048 bytes, without spaces.
     static func url(_ raw: String, field: String) throws(ValidationError) -> String {
-        let lowered = raw.lowercased()
-        let scheme = ["https://", "http://"].first { lowered.hasPrefix($0) }
-        guard let scheme, raw.utf8.count > scheme.utf8.count, raw.utf8.count <= 2048, !containsSpaceOrControl(raw)
-        else {
+        guard isURI(raw, schemes: ["https://", "http://"], maxBytes: 2048) else {
             throw ValidationError(field: field, message: "must be an absolute http(s) URL of at most 2048 bytes")
         }
         return raw
@@ -72,13 +65,17 @@ enum CallFieldRules {
 
     /// `sip:` or `sips:` and something after it, at most 255 bytes, without spaces.
     static func sipURI(_ raw: String, field: String) throws(ValidationError) -> String {
-        let lowered = raw.lowercased()
-        let scheme = ["sip:", "sips:"].first { lowered.hasPrefix($0) }
-        guard let scheme, raw.utf8.count > scheme.utf8.count, raw.utf8.count <= 255, !containsSpaceOrControl(raw)
-        else {
+        guard isURI(raw, schemes: ["sip:", "sips:"], maxBytes: 255) else {
             throw ValidationError(field: field, message: "must be a SIP URI like sip:john@example.com")
         }
         return raw
+    }
+
+    /// One of `schemes` (any case) and something after it, at most `maxBytes`, without spaces.
+    private static func isURI(_ raw: String, schemes: [String], maxBytes: Int) -> Bool {
+        let lowered = raw.lowercased()
+        guard let scheme = schemes.first(where: { lowered.hasPrefix($0) }) else { return false }
+        return raw.utf8.count > scheme.utf8.count && raw.utf8.count <= maxBytes && !containsSpaceOrControl(raw)
     }
 
     private static func containsSpaceOrControl(_ text: String) -> Bool {

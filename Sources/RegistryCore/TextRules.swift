@@ -40,34 +40,37 @@ public enum TextRules {
 
 /// A set of ASCII characters, tested on UTF-8 bytes: no byte of a non-ASCII character is ever in
 /// it, so a text passes only when it is all ASCII and all in the set.
-struct ASCIISet: Sendable {
+public struct ASCIISet: Sendable {
     private var mask: (low: UInt64, high: UInt64) = (0, 0)
 
-    init(_ characters: String) {
+    /// The set of `characters`, which must all be ASCII.
+    public init(_ characters: String) {
         for byte in characters.utf8 {
             precondition(byte < 0x80, "ASCIISet takes ASCII characters only")
             if byte < 64 { mask.low |= 1 << byte } else { mask.high |= 1 << (byte - 64) }
         }
     }
 
-    func contains(_ byte: UInt8) -> Bool {
+    /// Whether the UTF-8 byte `byte` is in the set; false for every byte of a non-ASCII character.
+    public func contains(_ byte: UInt8) -> Bool {
         byte < 64 ? mask.low & (1 << byte) != 0 : byte < 128 && mask.high & (1 << (byte - 64)) != 0
     }
 
     /// Whether every character of `text` is in the set (true for an empty text).
-    func containsAll(_ text: some StringProtocol) -> Bool { text.utf8.allSatisfy(contains) }
+    public func containsAll(_ text: some StringProtocol) -> Bool { text.utf8.allSatisfy(contains) }
 
-    func union(_ characters: String) -> ASCIISet {
+    /// This set with the ASCII `characters` added.
+    public func union(_ characters: String) -> ASCIISet {
         var union = self
         let other = ASCIISet(characters)
         union.mask = (mask.low | other.mask.low, mask.high | other.mask.high)
         return union
     }
 
-    static let lowercaseDigits = ASCIISet("abcdefghijklmnopqrstuvwxyz0123456789")
-    static let letters = ASCIISet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-    static let alphanumerics = letters.union("0123456789")
-    static let hexDigits = ASCIISet("0123456789abcdefABCDEF")
+    public static let lowercaseDigits = ASCIISet("abcdefghijklmnopqrstuvwxyz0123456789")
+    public static let letters = ASCIISet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    public static let alphanumerics = letters.union("0123456789")
+    public static let hexDigits = ASCIISet("0123456789abcdefABCDEF")
     /// FCM registration tokens, and tokens named in feedback.
-    static let fcmToken = alphanumerics.union("-_:.")
+    public static let fcmToken = alphanumerics.union("-_:.")
 }
