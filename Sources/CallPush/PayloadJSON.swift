@@ -1,3 +1,4 @@
+import Encodings
 import RegistryCore
 
 /// JSON whose objects keep the order they were built in, written to bytes exactly so: payloads
@@ -78,7 +79,6 @@ public indirect enum PayloadJSON: Sendable, Hashable {
     }
 
     private static func writeString(_ text: String, into output: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -88,7 +88,7 @@ public indirect enum PayloadJSON: Sendable, Hashable {
             case 0x0D: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case ..<0x20:
-                output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                output += Array("\\u00\(Hex.encode([byte]))".utf8)
             default: output.append(byte)
             }
         }
