@@ -8,6 +8,18 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "libpq connection URI, e.g. postgresql://user@host:5432/db. (env: DATABASE_URL, required)")
     var databaseURL: String?
 
+    @Option(
+        help:
+            "A URL straight to PostgreSQL for what needs a session of its own: the LISTEN for key revocations and the migrations' lock. Set it when DATABASE_URL goes through PgBouncer; without it the key cache is off there and migrations refuse to run. (env: DATABASE_LISTEN_URL, default: DATABASE_URL)"
+    )
+    var databaseListenURL: String?
+
+    @Option(
+        help:
+            "on, off or auto: named prepared statements, which a transaction-pooling PgBouncer cannot keep; auto turns them off when the connection goes through a pooler. (env: DATABASE_PREPARED_STATEMENTS, default: auto)"
+    )
+    var databasePreparedStatements: PreparedStatements?
+
     @Option(help: "Connections in the pool. (env: DB_POOL_SIZE, default: 10)")
     var dbPoolSize: Int?
 
@@ -48,6 +60,8 @@ struct DatabaseOptions: ParsableArguments {
             )
         }
         var configuration = PostgresConfiguration(url: url)
+        configuration.preparedStatements = try Setting.resolve(
+            databasePreparedStatements, env: "DATABASE_PREPARED_STATEMENTS", default: .auto)
         configuration.poolSize = try Setting.resolve(
             dbPoolSize, env: "DB_POOL_SIZE", default: 10, valid: { (1...500).contains($0) }, expected: "1–500")
         configuration.writeConnections = try Setting.resolve(
@@ -68,6 +82,14 @@ struct DatabaseOptions: ParsableArguments {
             try Setting.resolve(
                 dbPoolWaitTimeoutMs, env: "DB_POOL_WAIT_TIMEOUT_MS", default: 500, valid: { $0 > 0 },
                 expected: "a positive number of milliseconds"))
+        return configuration
+    }
+
+    /// `configuration()` with `DATABASE_LISTEN_URL`, when given, in place of `DATABASE_URL`: for the
+    /// listener and the migrations, which need a session of their own (not one through PgBouncer).
+    func sessionConfiguration() throws -> PostgresConfiguration {
+        var configuration = try configuration()
+        if let url = Setting.optional(databaseListenURL, env: "DATABASE_LISTEN_URL") { configuration.url = url }
         return configuration
     }
 
@@ -94,3 +116,5 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 }
+
+extension PreparedStatements: ExpressibleByArgument {}

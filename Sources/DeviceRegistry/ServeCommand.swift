@@ -77,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         let setup = DatabaseSetup(
             migrator: Migrator(migrations: try database.migrations()),
             migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),
+            sessionConfiguration: try database.sessionConfiguration(),
             allowUnsafeDurability: try Setting.resolve(
                 allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
@@ -97,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
             devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
-        let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)
+        let keyChanges = APIKeyChanges(
+            configuration: try database.sessionConfiguration(), logger: logger, onEvent: api.keysChanged)
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
