@@ -20,6 +20,18 @@ struct DatabaseOptions: ParsableArguments {
     )
     var databasePreparedStatements: PreparedStatements?
 
+    @Option(
+        help:
+            "A streaming replica for listings, lookups and export, used while it has replayed this instance's own writes and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL, default: none)"
+    )
+    var databaseReadURL: String?
+
+    @Option(
+        help:
+            "How far behind the primary the replica may be, in milliseconds, and still serve reads. (env: DATABASE_READ_MAX_LAG_MS, default: 1000)"
+    )
+    var databaseReadMaxLagMs: Int?
+
     @Option(help: "Connections in the pool. (env: DB_POOL_SIZE, default: 10)")
     var dbPoolSize: Int?
 
@@ -91,6 +103,17 @@ struct DatabaseOptions: ParsableArguments {
         var configuration = try configuration()
         if let url = Setting.optional(databaseListenURL, env: "DATABASE_LISTEN_URL") { configuration.url = url }
         return configuration
+    }
+
+    /// The replica's pool configuration and lag bound, when `DATABASE_READ_URL` is set.
+    func readReplica() throws -> (configuration: PostgresConfiguration, maxLag: Duration)? {
+        guard let url = Setting.optional(databaseReadURL, env: "DATABASE_READ_URL") else { return nil }
+        var configuration = try configuration()
+        configuration.url = url
+        let maxLag = try Setting.resolve(
+            databaseReadMaxLagMs, env: "DATABASE_READ_MAX_LAG_MS", default: 1000, valid: { $0 > 0 },
+            expected: "a positive number of milliseconds")
+        return (configuration, .milliseconds(maxLag))
     }
 
     func migrations() throws -> [Migration] {

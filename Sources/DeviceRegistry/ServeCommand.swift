@@ -93,7 +93,12 @@ struct ServeCommand: AsyncParsableCommand {
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
         // One of each per process: the device store's batch runners are what DB_WRITE_CONNECTIONS
         // and DB_READ_CONNECTIONS count.
-        let devices = DeviceStore(pool: pool, userDeviceCap: cap)
+        let readReplica = try database.readReplica().map { replica in
+            ReadReplica(
+                primary: pool, replica: PostgresPool(configuration: replica.configuration, logger: logger),
+                maxLag: replica.maxLag, logger: logger)
+        }
+        let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
@@ -106,12 +111,14 @@ struct ServeCommand: AsyncParsableCommand {
             .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
         ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
+        if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
         if let pruner {
             services.append(.init(service: PruneService(devices: devices, schedule: pruner, logger: logger)))
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await readReplica?.replica.shutdown()
         await pool.shutdown()
         logger.info("stopped")
     }

@@ -13,6 +13,8 @@ struct DeviceExport: Sendable {
     static let pageSize = 1000
 
     let devices: DeviceStore
+    /// Every page from the primary (`?consistency=strong`).
+    let strong: Bool
     let logger: Logger
 
     func stream() -> AsyncStream<ByteBuffer> {
@@ -21,7 +23,8 @@ struct DeviceExport: Sendable {
         return AsyncStream(unfolding: {
             guard !finished.withLock({ $0 }) else { return nil }
             do {
-                let page = try await devices.list(ListFilter(limit: Self.pageSize, cursor: cursor.withLock { $0 }))
+                let page = try await devices.list(
+                    ListFilter(limit: Self.pageSize, cursor: cursor.withLock { $0 }), strong: strong)
                 cursor.withLock { $0 = page.nextCursor }
                 if page.nextCursor == nil { finished.withLock { $0 = true } }
                 if page.devices.isEmpty { return nil }
