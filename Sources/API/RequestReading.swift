@@ -54,6 +54,15 @@ enum RequestReading {
         }
     }
 
+    /// `?consistency=strong`: read from the primary even when a replica could answer.
+    static func strongConsistency(_ parameters: [String: String]) throws -> Bool {
+        switch parameters["consistency"] {
+        case nil: return false
+        case "strong": return true
+        default: throw RegistryError.validation([ValidationError(field: "consistency", message: "must be strong")])
+        }
+    }
+
     /// An optional provider name from the query.
     static func provider(_ parameters: [String: String]) throws -> ProviderName? {
         try parameters["provider"].map { raw throws(ValidationError) in try ProviderName(raw) }

@@ -8,6 +8,30 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "libpq connection URI, e.g. postgresql://user@host:5432/db. (env: DATABASE_URL, required)")
     var databaseURL: String?
 
+    @Option(
+        help:
+            "A URL straight to PostgreSQL for what needs a session of its own: the LISTEN for key revocations and the migrations' lock. Set it when DATABASE_URL goes through PgBouncer; without it the key cache is off there and migrations refuse to run. (env: DATABASE_LISTEN_URL, default: DATABASE_URL)"
+    )
+    var databaseListenURL: String?
+
+    @Option(
+        help:
+            "on, off or auto: named prepared statements, which a transaction-pooling PgBouncer cannot keep; auto turns them off when the connection goes through a pooler. (env: DATABASE_PREPARED_STATEMENTS, default: auto)"
+    )
+    var databasePreparedStatements: PreparedStatements?
+
+    @Option(
+        help:
+            "A streaming replica for listings, lookups and export, used while it has replayed this instance's own writes and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL, default: none)"
+    )
+    var databaseReadURL: String?
+
+    @Option(
+        help:
+            "How far behind the primary the replica may be, in milliseconds, and still serve reads. (env: DATABASE_READ_MAX_LAG_MS, default: 1000)"
+    )
+    var databaseReadMaxLagMs: Int?
+
     @Option(help: "Connections in the pool. (env: DB_POOL_SIZE, default: 10)")
     var dbPoolSize: Int?
 
@@ -48,6 +72,8 @@ struct DatabaseOptions: ParsableArguments {
             )
         }
         var configuration = PostgresConfiguration(url: url)
+        configuration.preparedStatements = try Setting.resolve(
+            databasePreparedStatements, env: "DATABASE_PREPARED_STATEMENTS", default: .auto)
         configuration.poolSize = try Setting.resolve(
             dbPoolSize, env: "DB_POOL_SIZE", default: 10, valid: { (1...500).contains($0) }, expected: "1–500")
         configuration.writeConnections = try Setting.resolve(
@@ -71,6 +97,25 @@ struct DatabaseOptions: ParsableArguments {
         return configuration
     }
 
+    /// `configuration()` with `DATABASE_LISTEN_URL`, when given, in place of `DATABASE_URL`: for the
+    /// listener and the migrations, which need a session of their own (not one through PgBouncer).
+    func sessionConfiguration() throws -> PostgresConfiguration {
+        var configuration = try configuration()
+        if let url = Setting.optional(databaseListenURL, env: "DATABASE_LISTEN_URL") { configuration.url = url }
+        return configuration
+    }
+
+    /// The replica's pool configuration and lag bound, when `DATABASE_READ_URL` is set.
+    func readReplica() throws -> (configuration: PostgresConfiguration, maxLag: Duration)? {
+        guard let url = Setting.optional(databaseReadURL, env: "DATABASE_READ_URL") else { return nil }
+        var configuration = try configuration()
+        configuration.url = url
+        let maxLag = try Setting.resolve(
+            databaseReadMaxLagMs, env: "DATABASE_READ_MAX_LAG_MS", default: 1000, valid: { $0 > 0 },
+            expected: "a positive number of milliseconds")
+        return (configuration, .milliseconds(maxLag))
+    }
+
     func migrations() throws -> [Migration] {
         try ResourceLocator.migrations(override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
     }
@@ -88,3 +133,5 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 }
+
+extension PreparedStatements: ExpressibleByArgument {}

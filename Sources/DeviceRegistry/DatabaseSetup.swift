@@ -10,6 +10,8 @@ import Store
 struct DatabaseSetup: Sendable {
     let migrator: Migrator
     let migrate: Bool
+    /// Where migrations run: a session of their own, straight at PostgreSQL (`DATABASE_LISTEN_URL`).
+    let sessionConfiguration: PostgresConfiguration
     let allowUnsafeDurability: Bool
     let adminKey: String?
 
@@ -37,7 +39,7 @@ struct DatabaseSetup: Sendable {
         let server = try await Preflight.check(pool, allowUnsafeDurability: allowUnsafeDurability)
         logger.info("database connected", metadata: ["server_version": "\(server.version)"])
         if migrate {
-            for migration in try await migrator.migrate(pool) {
+            for migration in try await Self.migrate(migrator, over: sessionConfiguration, logger: logger) {
                 logger.info(
                     "migration applied", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
             }
@@ -54,6 +56,29 @@ struct DatabaseSetup: Sendable {
 }
 
 extension DatabaseSetup {
+    /// Migrates over a one-connection pool of its own (`DatabaseOptions.sessionConfiguration()`),
+    /// closed afterwards. Through a pooler the migrator refuses, and the message says what to set.
+    static func migrate(_ migrator: Migrator, over session: PostgresConfiguration, logger: Logger) async throws
+        -> [Migration]
+    {
+        var configuration = session
+        configuration.poolSize = 1
+        let pool = PostgresPool(configuration: configuration, logger: logger)
+        do {
+            let applied = try await migrator.migrate(pool)
+            await pool.shutdown()
+            return applied
+        } catch MigrationError.behindPooler {
+            await pool.shutdown()
+            throw ConfigurationError(
+                "migrations need a session of their own, and the database URL goes through a connection pooler: set DATABASE_LISTEN_URL straight to PostgreSQL"
+            )
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+    }
+
     /// Whether the database was only out of reach: the preflight and the migrator speak the
     /// driver's terms, the key store the domain's.
     static func isTransient(_ error: any Error) -> Bool {

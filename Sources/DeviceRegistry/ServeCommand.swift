@@ -77,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         let setup = DatabaseSetup(
             migrator: Migrator(migrations: try database.migrations()),
             migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),
+            sessionConfiguration: try database.sessionConfiguration(),
             allowUnsafeDurability: try Setting.resolve(
                 allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
@@ -92,12 +93,18 @@ struct ServeCommand: AsyncParsableCommand {
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
         // One of each per process: the device store's batch runners are what DB_WRITE_CONNECTIONS
         // and DB_READ_CONNECTIONS count.
-        let devices = DeviceStore(pool: pool, userDeviceCap: cap)
+        let readReplica = try database.readReplica().map { replica in
+            ReadReplica(
+                primary: pool, replica: PostgresPool(configuration: replica.configuration, logger: logger),
+                maxLag: replica.maxLag, logger: logger)
+        }
+        let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
-        let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)
+        let keyChanges = APIKeyChanges(
+            configuration: try database.sessionConfiguration(), logger: logger, onEvent: api.keysChanged)
         let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
         RegistryAPI.removeLeftoverFiles()
 
@@ -105,12 +112,14 @@ struct ServeCommand: AsyncParsableCommand {
             .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
         ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
+        if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
         if let pruner {
             services.append(.init(service: PruneService(devices: devices, schedule: pruner, logger: logger)))
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await readReplica?.replica.shutdown()
         await pool.shutdown()
         logger.info("stopped")
     }

@@ -6,4 +6,8 @@ public enum MigrationError: Error, Sendable, Equatable {
     case missingVersion(Int)
     /// An applied migration's file was edited afterwards. Add a new migration instead.
     case checksumMismatch(version: Int, name: String)
+    /// The connection goes through a pooler (PgBouncer), where the migrations' session advisory
+    /// lock could be taken on one server session and never released on another. Migrate over a
+    /// direct connection (`DATABASE_LISTEN_URL`).
+    case behindPooler
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Applies `Migrations/NNNN_what.sql` in order, each in its own transaction, and records them in
 /// `schema_migrations` with a checksum. A session advisory lock makes instances that start together
-/// take turns; the later ones find nothing left to do.
+/// take turns; the later ones find nothing left to do. It needs a session of its own, so it
+/// refuses a connection through a pooler (`MigrationError.behindPooler`).
 public struct Migrator: Sendable {
     /// Arbitrary, fixed: every instance of the service must use the same one.
     static let advisoryLockKey: Int64 = 0x5245_4749_5354_5259  // "REGISTRY"
@@ -47,7 +48,8 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [Migration] {
         let applied = try await pool.withConnection { [migrations] connection in
-            try connection.withoutTimeouts {
+            guard !connection.isBehindPooler else { throw MigrationError.behindPooler }
+            return try connection.withoutTimeouts {
                 _ = try connection.query("SELECT pg_advisory_lock($1)", [Self.advisoryLockKey])
                 defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey]) }
                 try connection.execute(

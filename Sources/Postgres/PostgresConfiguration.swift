@@ -22,6 +22,8 @@ public struct PostgresConfiguration: Sendable {
     /// holds; past it they are refused at once with `.queueFull` (503), so that sustained
     /// overload does not keep every waiting request in memory.
     public var maxWaiting = 4096
+    /// Named prepared statements, or unnamed ones for a transaction-pooling PgBouncer.
+    public var preparedStatements = PreparedStatements.auto
 
     public init(
         url: String,

@@ -14,22 +14,19 @@ extension PostgresConnection {
         // Prepared once per connection, before pipeline mode (preparing is a round trip of its
         // own): a statement parsed and planned on every batch cost about a seventh of the
         // server's CPU per registration under group commit.
-        let names = try statements.map { try preparedName(for: $0.sql) }
+        if usesNamedStatements { try prepareNames(statements) }
         return try withPipelineCleanup {
             guard PQenterPipelineMode(handle) == 1 else {
                 throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
             }
             let start = ContinuousClock.now
             defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
-            let all: [PostgresStatement] =
-                [("BEGIN", [])] + statements + [("COMMIT", [])]
-            try send([], flushing: false) { _ in PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) }
-            for (statement, name) in zip(statements, names) {
-                try send(statement.parameters, flushing: false) {
-                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), $0, nil, nil, 0)
-                }
+            let prologue: [PostgresStatement] = [("BEGIN", [])] + (isBehindPooler ? [transactionTimeout] : [])
+            let all = prologue + statements + [("COMMIT", [])]
+            let callers = prologue.count..<(prologue.count + statements.count)
+            for (position, statement) in all.enumerated() {
+                try send(statement, named: callers.contains(position) && usesNamedStatements, flushing: false)
             }
-            try send([], flushing: false) { _ in PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) }
             guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
             try flush()
 
@@ -40,15 +37,15 @@ extension PostgresConnection {
                     defer { PQclear(result) }
                     switch PQresultStatus(result) {
                     case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                        if position > 0 && position <= statements.count {
-                            results.append(PostgresResult(copying: result))
-                        }
+                        if callers.contains(position) { results.append(PostgresResult(copying: result)) }
                     case PGRES_PIPELINE_ABORTED:
                         break
                     default:
                         let error = error(from: result)
                         if case .connectionLost = error { throw error }
-                        if failure == nil { failure = PipelineFailure(index: max(0, position - 1), error: error) }
+                        if failure == nil {
+                            failure = PipelineFailure(index: max(0, position - prologue.count), error: error)
+                        }
                     }
                 }
             }
@@ -71,8 +68,16 @@ extension PostgresConnection {
     public func pipelineEach(
         _ statements: [PostgresStatement]
     ) throws -> [Result<PostgresResult, PostgresError>] {
+        try pipelineEach(statements, named: usesNamedStatements)
+    }
+
+    /// `pipelineEach`, with the statements prepared (`named`) or sent unnamed. Behind a pooler,
+    /// each pipeline starts with the statement timeout for its implicit transaction.
+    func pipelineEach(
+        _ statements: [PostgresStatement], named: Bool
+    ) throws -> [Result<PostgresResult, PostgresError>] {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
-        let names = try statements.map { try preparedName(for: $0.sql) }
+        if named { try prepareNames(statements) }
         let start = ContinuousClock.now
         defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
         return try withPipelineCleanup {
@@ -83,14 +88,13 @@ extension PostgresConnection {
                 guard PQenterPipelineMode(handle) == 1 else {
                     throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
                 }
+                if isBehindPooler { try send(transactionTimeout, named: false, flushing: false) }
                 for position in first..<statements.count {
-                    try send(statements[position].parameters, flushing: false) {
-                        PQsendQueryPrepared(
-                            handle, names[position], Int32(statements[position].parameters.count), $0, nil, nil, 0)
-                    }
+                    try send(statements[position], named: named, flushing: false)
                 }
                 guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
                 try flush()
+                if isBehindPooler { try receiveTransactionTimeout() }
                 for _ in first..<statements.count {
                     var outcome: Result<PostgresResult, PostgresError>?
                     while let result = try nextResult() {
@@ -118,6 +122,19 @@ extension PostgresConnection {
                 }
             }
             return outcomes
+        }
+    }
+
+    private func prepareNames(_ statements: [PostgresStatement]) throws {
+        for statement in statements { _ = try preparedName(for: statement.sql) }
+    }
+
+    /// Reads the reply to `transactionTimeout`. Should it fail, the rest of the pipeline is
+    /// skipped and unread, so the connection is given up.
+    private func receiveTransactionTimeout() throws {
+        while let result = try nextResult() {
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw lost(outcomeUnknown: true) }
         }
     }
 

@@ -14,6 +14,11 @@ public final class PostgresConnection {
     /// Longest silence while waiting for the server; nil waits forever (migrations).
     var replyTimeout: Duration?
     private var preparedNames: [String: String] = [:]
+    /// Whether a connection pooler (PgBouncer) stands between this session and PostgreSQL, so that
+    /// consecutive transactions may run on different server sessions; see `startSession`.
+    public private(set) var isBehindPooler = false
+    /// Whether `queryPrepared` and the pipelines use named prepared statements.
+    private(set) var usesNamedStatements = true
     /// Set once the session is known to be unusable; the pool then closes it instead of reusing it.
     private(set) var isBroken = false
     /// Whether any statement may have reached the server since `beginCheckout`. The pool retries a
@@ -53,13 +58,37 @@ public final class PostgresConnection {
         PQsetNoticeProcessor(started, { _, _ in }, nil)
         try connection.finishConnecting(before: deadline)
         do {
-            try connection.execute(
-                "SET TimeZone TO 'UTC'; SET statement_timeout TO \(configuration.statementTimeout.roundedUpMilliseconds)"
-            )
+            try connection.startSession(preparedStatements: configuration.preparedStatements)
         } catch {
             throw ConnectFailure(description: "setting up the session failed: \(error)")
         }
         return connection
+    }
+
+    /// Finds out whether a pooler stands in between, then sets the session up. PostgreSQL tells
+    /// a client its backend's process id at startup (for cancelling); a pooler answers the startup
+    /// itself with a key of its own (PgBouncer draws it at random per client), so the id libpq was
+    /// told differs from the `pg_backend_pid()` of whichever server session runs the query. That
+    /// holds for any pool mode and any pooler version, unlike `server_version` or
+    /// `application_name`, which PgBouncer passes through from the server.
+    ///
+    /// Behind a pooler only TimeZone is set once (PgBouncer carries the settings the server
+    /// reports, TimeZone among them, to whichever session serves the client); the statement
+    /// timeout is set in every transaction instead (`transactionTimeout`).
+    private func startSession(preparedStatements: PreparedStatements) throws {
+        let serverPID = try query("SELECT pg_backend_pid() AS pid").rows[0].int("pid")
+        isBehindPooler = serverPID != Int(PQbackendPID(handle))
+        usesNamedStatements = preparedStatements == .on || (preparedStatements == .auto && !isBehindPooler)
+        try execute(
+            isBehindPooler
+                ? "SET TimeZone TO 'UTC'"
+                : "SET TimeZone TO 'UTC'; SET statement_timeout TO \(statementTimeout.roundedUpMilliseconds)")
+    }
+
+    /// Behind a pooler, the statement timeout for the current transaction only (the implicit one of
+    /// a pipeline included): a session setting would stay on a server session other clients get.
+    var transactionTimeout: PostgresStatement {
+        ("SELECT set_config('statement_timeout', $1, true)", [String(statementTimeout.roundedUpMilliseconds)])
     }
 
     private func finishConnecting(before deadline: ContinuousClock.Instant) throws {
@@ -86,17 +115,23 @@ public final class PostgresConnection {
 
     /// One statement with `$n` parameters sent as text (extended protocol).
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> PostgresResult {
-        try timed {
-            try send(parameters) { PQsendQueryParams(handle, sql, Int32(parameters.count), nil, $0, nil, nil, 0) }
-            return try collectResults()
-        }
+        try run((sql, parameters), named: false)
     }
 
-    /// Like `query`, but parses and plans `sql` only once per connection (cached by its text).
+    /// Like `query`, but parses and plans `sql` only once per connection (cached by its text),
+    /// unless named prepared statements are off (`PreparedStatements`).
     public func queryPrepared(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> PostgresResult {
-        try timed {
-            let name = try preparedName(for: sql)
-            try send(parameters) { PQsendQueryPrepared(handle, name, Int32(parameters.count), $0, nil, nil, 0) }
+        try run((sql, parameters), named: usesNamedStatements)
+    }
+
+    private func run(_ statement: PostgresStatement, named: Bool) throws -> PostgresResult {
+        // Outside a transaction behind a pooler, the statement shares a pipeline's implicit
+        // transaction with its timeout: still one round trip.
+        if isBehindPooler && PQtransactionStatus(handle) == PQTRANS_IDLE {
+            return try pipelineEach([statement], named: named)[0].get()
+        }
+        return try timed {
+            try send(statement, named: named)
             return try collectResults()
         }
     }
@@ -114,7 +149,9 @@ public final class PostgresConnection {
     /// throws, and so does committing after `body` swallowed a statement's error (the server would
     /// silently roll back). Not nestable.
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        _ = try query("BEGIN")
+        try execute(
+            isBehindPooler ? "BEGIN; SET LOCAL statement_timeout TO \(statementTimeout.roundedUpMilliseconds)" : "BEGIN"
+        )
         do {
             let value = try body(self)
             if PQtransactionStatus(handle) == PQTRANS_INERROR {
@@ -147,6 +184,22 @@ public final class PostgresConnection {
     }
 
     // MARK: Wire
+
+    /// Queues one statement, as its prepared name when `named` (preparing it first, so not in
+    /// pipeline mode for a statement new to this connection) or unnamed.
+    func send(_ statement: PostgresStatement, named: Bool, flushing: Bool = true) throws {
+        let count = Int32(statement.parameters.count)
+        if named {
+            let name = try preparedName(for: statement.sql)
+            try send(statement.parameters, flushing: flushing) {
+                PQsendQueryPrepared(handle, name, count, $0, nil, nil, 0)
+            }
+        } else {
+            try send(statement.parameters, flushing: flushing) {
+                PQsendQueryParams(handle, statement.sql, count, nil, $0, nil, nil, 0)
+            }
+        }
+    }
 
     /// Queues a message with the parameters as C strings and flushes it (unless `flushing` is false:
     /// a pipeline flushes once, after its last message). Throws

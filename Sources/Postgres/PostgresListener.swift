@@ -8,6 +8,9 @@ import NIOConcurrencyHelpers
 /// on `.interrupted` (notifications may have been missed) and may trust it again after
 /// `.listening`. A session that goes quiet is pinged, so a dead server is noticed within seconds
 /// rather than when TCP keepalives give up.
+///
+/// Through a transaction-pooling PgBouncer a LISTEN would hold only as long as one transaction,
+/// on a server session that then serves other clients, so the listener refuses to listen there.
 public final class PostgresListener: Sendable {
     public enum Event: Sendable, Equatable {
         /// LISTEN is in force; nothing sent from now on will be missed.
@@ -34,25 +37,31 @@ public final class PostgresListener: Sendable {
         self.onEvent = onEvent
     }
 
-    /// Listens until the calling task is cancelled.
-    public func run() async {
+    public enum Ending: Sendable, Equatable {
+        case cancelled
+        /// The connection goes through a pooler: nothing was, or will be, listened to.
+        case behindPooler
+    }
+
+    /// Listens until the calling task is cancelled, or returns `.behindPooler` at once (no event
+    /// sent) when the connection turns out to go through a pooler.
+    @discardableResult
+    public func run() async -> Ending {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                Thread {
-                    self.listen()
-                    finished.resume()
-                }.start()
+            await withCheckedContinuation { (finished: CheckedContinuation<Ending, Never>) in
+                Thread { finished.resume(returning: self.listen()) }.start()
             }
         } onCancel: {
             stopped.withLockedValue { $0 = true }
         }
     }
 
-    private func listen() {
+    private func listen() -> Ending {
         var delay = ConnectBackoff.initialDelay
         while !stopped.withLockedValue { $0 } {
             do {
                 let connection = try PostgresConnection.open(configuration, metrics: PoolMetrics())
+                if connection.isBehindPooler { return .behindPooler }
                 try connection.execute("LISTEN \"\(channel.replacingOccurrences(of: "\"", with: "\"\""))\"")
                 onEvent(.listening)
                 delay = ConnectBackoff.initialDelay
@@ -65,6 +74,7 @@ public final class PostgresListener: Sendable {
                 delay = min(delay * 2, ConnectBackoff.maximumDelay)
             }
         }
+        return .cancelled
     }
 
     /// Delivers notifications until stopped or the session fails (throws).

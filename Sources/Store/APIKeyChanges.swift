@@ -13,8 +13,12 @@ public struct APIKeyChanges: Sendable {
     }
 
     private let listener: PostgresListener
+    private let logger: Logger
 
+    /// `configuration` should reach PostgreSQL directly: through a pooler there is no listening,
+    /// so no `.listening` event ever comes (a key cache stays off).
     public init(configuration: PostgresConfiguration, logger: Logger, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.logger = logger
         listener = PostgresListener(
             configuration: configuration, channel: APIKeyStore.changesChannel, logger: logger,
             onEvent: { event in
@@ -28,6 +32,14 @@ public struct APIKeyChanges: Sendable {
 
     /// Listens until the calling task is cancelled.
     public func run() async {
-        await listener.run()
+        guard await listener.run() == .behindPooler else { return }
+        logger.warning(
+            """
+            API key cache off: the connection for LISTEN goes through a connection pooler (PgBouncer), \
+            where a LISTEN does not hold, so every request reads its key from the database; point \
+            DATABASE_LISTEN_URL straight at PostgreSQL to cache keys
+            """)
+        // Like listening, this ends only when cancelled: whoever runs it beside a server expects so.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 }

@@ -10,6 +10,7 @@ extension DeviceStore {
     >] {
         guard !registrations.isEmpty else { return [] }
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
+        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try WriteOperation.runTogether(

@@ -9,7 +9,8 @@ extension DeviceStore {
     public func applyFeedback(
         provider: ProviderName, token: String, policy: FeedbackPolicy, reason: String, reportedAt: Date
     ) async throws -> FeedbackAction {
-        try await StoreFailure.translating {
+        defer { readReplica?.noteCommit() }
+        return try await StoreFailure.translating {
             let change: String
             switch policy {
             case .ignore: return .ignored
@@ -46,7 +47,8 @@ extension DeviceStore {
     /// registrations, and rows locked meanwhile are skipped (they are being seen again). Returns
     /// how many were deleted.
     public func prune(notSeenSince cutoff: Date, batchSize: Int = 1000) async throws -> Int {
-        try await StoreFailure.translating {
+        defer { readReplica?.noteCommit() }
+        return try await StoreFailure.translating {
             precondition(batchSize > 0, "a prune window holds at least one row")
             var total = 0
             var after = 0

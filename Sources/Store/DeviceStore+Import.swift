@@ -13,6 +13,7 @@ extension DeviceStore {
         guard !registrations.isEmpty else { return [] }
         let chunks = Self.chunksWithoutRepeatedTokens(registrations)
         let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: RegisterStatement.columns(chunk)) }
+        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
             guard results.count == chunks.count else {

@@ -12,23 +12,27 @@ public struct DevicePage: Sendable {
 extension DeviceStore {
     /// Devices across users in id order, `filter.limit` at a time. Keyset pagination on the
     /// immutable id: rows updated in place keep their place, so paging through a table that is
-    /// being written to never repeats or skips a row that existed throughout.
-    public func list(_ filter: ListFilter) async throws -> DevicePage {
+    /// being written to never repeats or skips a row that existed throughout. `strong` reads from
+    /// the primary whatever the replica's state.
+    public func list(_ filter: ListFilter, strong: Bool = false) async throws -> DevicePage {
         try await StoreFailure.translating {
-            let rows = try await pool.withConnection { connection in
-                try connection.queryPrepared(
-                    """
-                    SELECT id, \(DeviceColumns.list) FROM devices
-                     WHERE id > $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR provider = $3)
-                       AND ($4::text IS NULL OR type = $4) AND ($5::text IS NULL OR environment = $5)
-                       AND ($6::timestamptz IS NULL OR last_seen_at < $6)
-                     ORDER BY id LIMIT $7
-                    """,
-                    [
-                        filter.cursor?.lastID ?? 0, filter.userID?.value, filter.provider?.value, filter.type?.rawValue,
-                        filter.environment?.rawValue, filter.seenBefore, filter.limit + 1,
-                    ]
-                ).rows
+            let rows = try await reading(strong: strong) { target in
+                try await target.withConnection { connection in
+                    try connection.queryPrepared(
+                        """
+                        SELECT id, \(DeviceColumns.list) FROM devices
+                         WHERE id > $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR provider = $3)
+                           AND ($4::text IS NULL OR type = $4) AND ($5::text IS NULL OR environment = $5)
+                           AND ($6::timestamptz IS NULL OR last_seen_at < $6)
+                         ORDER BY id LIMIT $7
+                        """,
+                        [
+                            filter.cursor?.lastID ?? 0, filter.userID?.value, filter.provider?.value,
+                            filter.type?.rawValue,
+                            filter.environment?.rawValue, filter.seenBefore, filter.limit + 1,
+                        ]
+                    ).rows
+                }
             }
             let page = rows.prefix(filter.limit)
             let next =

@@ -9,23 +9,31 @@ public struct DeviceStore: Sendable {
     let pool: PostgresPool
     let writes: BatchQueue<WriteOperation, WriteOutcome>
     let reads: BatchQueue<PostgresStatement, PostgresResult>
+    /// Where listings, lookups and export may read instead of `pool`; nil reads from `pool`.
+    let readReplica: ReadReplica?
+    /// Batched reads (a user's devices) on the replica.
+    let replicaReads: BatchQueue<PostgresStatement, PostgresResult>?
     /// Most devices one user may have; registering past it evicts the least recently seen.
     public let userDeviceCap: Int
 
     public static let defaultUserDeviceCap = 25
 
-    public init(pool: PostgresPool, userDeviceCap: Int = defaultUserDeviceCap) {
+    /// `readReplica`, when given, must have `pool` as its primary.
+    public init(pool: PostgresPool, userDeviceCap: Int = defaultUserDeviceCap, readReplica: ReadReplica? = nil) {
         self.pool = pool
         self.userDeviceCap = userDeviceCap
+        self.readReplica = readReplica
         writes = GroupCommitter.make(pool: pool)
         reads = ReadBatcher.make(pool: pool)
+        replicaReads = readReplica.map { ReadBatcher.make(pool: $0.replica) }
     }
 
     /// Registers one token (see `register_device()` in the migrations for the race handling),
     /// sharing a transaction with other requests' writes when they arrive together (group commit).
     /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
     public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
-        try await StoreFailure.translating {
+        defer { readReplica?.noteCommit() }
+        return try await StoreFailure.translating {
             try await writes.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
         }
     }
@@ -37,6 +45,7 @@ public struct DeviceStore: Sendable {
     public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
         let providers = Array(Set(registrations.map(\.provider.value))).sorted()
+        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             try await pool.withTransaction { connection in
                 _ = try connection.queryPrepared(
@@ -46,36 +55,41 @@ public struct DeviceStore: Sendable {
         }
     }
 
-    /// A user's devices, most recently seen first. Disabled devices only when asked for.
+    /// A user's devices, most recently seen first. Disabled devices only when asked for. `strong`
+    /// reads from the primary whatever the replica's state.
     public func devices(
-        of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false
+        of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false,
+        strong: Bool = false
     ) async throws -> [Device] {
         try await StoreFailure.translating {
-            try await reads.submit(
-                (
-                    """
-                    SELECT \(DeviceColumns.list) FROM devices
-                     WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
-                       AND ($4::boolean OR disabled_at IS NULL)
-                     ORDER BY last_seen_at DESC, id DESC
-                    """, [user.value, type?.rawValue, provider?.value, includeDisabled]
-                )
-            ).rows.map(DeviceColumns.device)
+            let statement: PostgresStatement = (
+                """
+                SELECT \(DeviceColumns.list) FROM devices
+                 WHERE user_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR provider = $3)
+                   AND ($4::boolean OR disabled_at IS NULL)
+                 ORDER BY last_seen_at DESC, id DESC
+                """, [user.value, type?.rawValue, provider?.value, includeDisabled]
+            )
+            return try await reading(strong: strong) { target in
+                try await (target === pool ? reads : replicaReads ?? reads).submit(statement)
+            }.rows.map(DeviceColumns.device)
         }
     }
 
     /// The device holding `token`. Throws `.notFound`, or `.conflict` when the token exists under
     /// several providers and none was named.
-    public func device(token: String, provider: ProviderName?) async throws -> Device {
+    public func device(token: String, provider: ProviderName?, strong: Bool = false) async throws -> Device {
         let lookup = TokenLookup(token)
         return try await StoreFailure.translating {
-            let rows = try await pool.withConnection { connection in
-                try connection.queryPrepared(
-                    """
-                    SELECT \(DeviceColumns.list) FROM devices
-                     WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3) LIMIT 2
-                    """, lookup.parameters + [provider?.value]
-                ).rows
+            let rows = try await reading(strong: strong) { target in
+                try await target.withConnection { connection in
+                    try connection.queryPrepared(
+                        """
+                        SELECT \(DeviceColumns.list) FROM devices
+                         WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3) LIMIT 2
+                        """, lookup.parameters + [provider?.value]
+                    ).rows
+                }
             }
             guard let row = rows.first else { throw RegistryError.notFound("device") }
             guard rows.count == 1 else {
@@ -91,14 +105,16 @@ public struct DeviceStore: Sendable {
     /// next user's phone. Returns whether a row was removed.
     @discardableResult
     public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
-        try await StoreFailure.translating {
+        defer { readReplica?.noteCommit() }
+        return try await StoreFailure.translating {
             try await writes.submit(.unregister(user: user, token: token, provider: provider)).unregistered
         }
     }
 
     /// Logout everywhere / account deletion. Returns how many devices were removed.
     public func unregisterAll(user: UserID) async throws -> Int {
-        try await StoreFailure.translating {
+        defer { readReplica?.noteCommit() }
+        return try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value]).affectedRows
             }
@@ -109,6 +125,7 @@ public struct DeviceStore: Sendable {
     @discardableResult
     public func delete(token: String, provider: ProviderName?) async throws -> Bool {
         let lookup = TokenLookup(token)
+        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(

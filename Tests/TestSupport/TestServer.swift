@@ -14,6 +14,8 @@ public final class TestServer: Sendable {
     /// Nil when the server runs on a database the test brought (`Options.databaseURL`).
     public let database: TestDatabase?
     public let pool: PostgresPool
+    /// The server's own pool when it goes through PgBouncer (`TestSupport.throughPooler`); else `pool`.
+    private let servingPool: PostgresPool?
     public let port: Int
     public let adminKey: String
     public let logs: CapturedLogs
@@ -30,11 +32,12 @@ public final class TestServer: Sendable {
     }
 
     private init(
-        database: TestDatabase?, pool: PostgresPool, port: Int, adminKey: String, logs: CapturedLogs,
-        serving: Task<Void, any Error>
+        database: TestDatabase?, pool: PostgresPool, servingPool: PostgresPool?, port: Int, adminKey: String,
+        logs: CapturedLogs, serving: Task<Void, any Error>
     ) {
         self.database = database
         self.pool = pool
+        self.servingPool = servingPool
         self.port = port
         self.adminKey = adminKey
         self.logs = logs
@@ -49,14 +52,16 @@ public final class TestServer: Sendable {
         postgres.poolSize = 4
         options.postgres?(&postgres)
         let pool = PostgresPool(configuration: postgres, logger: logger)
+        let servingPool = TestSupport.throughPooler(postgres).map { PostgresPool(configuration: $0, logger: logger) }
+        let served = servingPool ?? pool
         let migrator = Migrator(migrations: try Migrator.load(directory: RepositoryPaths.migrations))
         if options.databaseURL != nil { try await migrator.migrate(pool) }
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
         let registry = RegistryAPI(
-            devices: DeviceStore(pool: pool, userDeviceCap: options.userDeviceCap),
-            providers: ProviderStore(pool: pool),
-            keys: APIKeyStore(pool: pool), isReady: { await migrator.isReady(pool) }, configuration: api,
+            devices: DeviceStore(pool: served, userDeviceCap: options.userDeviceCap),
+            providers: ProviderStore(pool: served),
+            keys: APIKeyStore(pool: served), isReady: { await migrator.isReady(served) }, configuration: api,
             logger: logger, metricsText: { "" })
         let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
@@ -71,12 +76,14 @@ public final class TestServer: Sendable {
         let secret = try APIKeySecret.generate()
         _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
         return TestServer(
-            database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
+            database: database, pool: pool, servingPool: servingPool, port: port, adminKey: secret.value, logs: logs,
+            serving: serving)
     }
 
     public func stop() async {
         serving.cancel()
         _ = await serving.result
+        await servingPool?.shutdown()
         await pool.shutdown()
         await database?.drop()
     }

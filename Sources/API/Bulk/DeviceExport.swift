@@ -13,6 +13,8 @@ struct DeviceExport: Sendable {
     static let pageSize = 1000
 
     let devices: DeviceStore
+    /// Every page from the primary (`?consistency=strong`).
+    let strong: Bool
     let logger: Logger
 
     func stream() -> AsyncStream<ByteBuffer> {
@@ -22,7 +24,7 @@ struct DeviceExport: Sendable {
             guard !finished.withLockedValue({ $0 }) else { return nil }
             do {
                 let page = try await devices.list(
-                    ListFilter(limit: Self.pageSize, cursor: cursor.withLockedValue { $0 }))
+                    ListFilter(limit: Self.pageSize, cursor: cursor.withLockedValue { $0 }), strong: strong)
                 cursor.withLockedValue { $0 = page.nextCursor }
                 if page.nextCursor == nil { finished.withLockedValue { $0 = true } }
                 if page.devices.isEmpty { return nil }

@@ -63,8 +63,9 @@ extension APIContext {
         router.add(
             .GET, "/v1/devices/export",
             handler: guarded(.admin) { request, _ in
-                _ = try RequestReading.query(request, allowed: [])
-                let export = DeviceExport(devices: devices, logger: logger)
+                let query = try RequestReading.query(request, allowed: ["consistency"])
+                let export = DeviceExport(
+                    devices: devices, strong: try RequestReading.strongConsistency(query), logger: logger)
                 return HTTPResponse(
                     status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(export.stream()))
             })

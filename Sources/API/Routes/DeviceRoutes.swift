@@ -19,16 +19,19 @@ extension APIContext {
         router.add(
             .GET, "/v1/devices",
             handler: guarded(.devicesRead) { request, _ in
-                let filter = try ListFilter.parse(try RequestReading.query(request, allowed: ListFilter.parameters))
-                let page = try await devices.list(filter)
+                let query = try RequestReading.query(request, allowed: ListFilter.parameters + ["consistency"])
+                let filter = try ListFilter.parse(query)
+                let page = try await devices.list(filter, strong: try RequestReading.strongConsistency(query))
                 return .json(encoded: DeviceJSON.pageBody(page.devices, nextCursor: page.nextCursor))
             })
 
         router.add(
             .GET, "/v1/devices/{token}",
             handler: guarded(.devicesRead) { request, _ in
-                let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
-                let device = try await devices.device(token: request.pathParameters["token"] ?? "", provider: provider)
+                let query = try RequestReading.query(request, allowed: ["provider", "consistency"])
+                let device = try await devices.device(
+                    token: request.pathParameters["token"] ?? "", provider: try RequestReading.provider(query),
+                    strong: try RequestReading.strongConsistency(query))
                 return .json(encoded: DeviceJSON.deviceBody(device))
             })
 

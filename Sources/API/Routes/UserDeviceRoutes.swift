@@ -9,11 +9,13 @@ extension APIContext {
             .GET, "/v1/users/{user_id}/devices",
             handler: guarded(.devicesRead) { request, _ in
                 let user = try RequestReading.userID(request)
-                let query = try RequestReading.query(request, allowed: ["type", "provider", "include_disabled"])
+                let query = try RequestReading.query(
+                    request, allowed: ["type", "provider", "include_disabled", "consistency"])
                 let type = try query["type"].map { raw throws(ValidationError) in try TokenType(raw) }
                 let list = try await devices.devices(
                     of: user, type: type, provider: try RequestReading.provider(query),
-                    includeDisabled: try RequestReading.flag(query, "include_disabled"))
+                    includeDisabled: try RequestReading.flag(query, "include_disabled"),
+                    strong: try RequestReading.strongConsistency(query))
                 return .json(encoded: DeviceJSON.devicesBody(list))
             })
 
