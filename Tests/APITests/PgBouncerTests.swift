@@ -1,7 +1,7 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Postgres
 import Store
-import Synchronization
 import TestSupport
 import Testing
 
@@ -173,7 +173,7 @@ struct PgBouncerTests {
 }
 
 private final class EventLog: Sendable {
-    private let events = Mutex<[APIKeyChanges.Event]>([])
-    func append(_ event: APIKeyChanges.Event) { events.withLock { $0.append(event) } }
-    var all: [APIKeyChanges.Event] { events.withLock { $0 } }
+    private let events = NIOLockedValueBox<[APIKeyChanges.Event]>([])
+    func append(_ event: APIKeyChanges.Event) { events.withLockedValue { $0.append(event) } }
+    var all: [APIKeyChanges.Event] { events.withLockedValue { $0 } }
 }
