@@ -4,6 +4,16 @@ import Testing
 
 @Suite("GET /v1/devices (listing across users)")
 struct ListingTests {
+    @Test func consistencyIsTakenBesideTheFilter() async throws {
+        try await withDeviceServer { server in
+            _ = try await server.register(user: "strong-reader", token: Tokens.apns(424_242))
+            let page = try await server.request("GET", "/v1/devices?consistency=strong&user_id=strong-reader&limit=5")
+            #expect(page.status == 200)
+            #expect((page.object?["devices"] as? [[String: Any]])?.count == 1)
+            #expect(try await server.request("GET", "/v1/devices?consistency=eventual").status == 422)
+        }
+    }
+
     @Test func pagingVisitsEveryDeviceOnceWhileTheTableIsWritten() async throws {
         try await withDeviceServer { server in
             // 2,500 devices straight into the table: the subject is paging, not registering.

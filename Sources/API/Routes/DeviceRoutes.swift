@@ -20,8 +20,10 @@ extension APIContext {
             .GET, "/v1/devices",
             handler: guarded(.devicesRead) { request, _ in
                 let query = try RequestReading.query(request, allowed: ListFilter.parameters + ["consistency"])
-                let filter = try ListFilter.parse(query)
-                let page = try await devices.list(filter, strong: try RequestReading.strongConsistency(query))
+                let strong = try RequestReading.strongConsistency(query)
+                // `consistency` says where to read, not what: the filter is the rest.
+                let filter = try ListFilter.parse(query.filter { $0.key != "consistency" })
+                let page = try await devices.list(filter, strong: strong)
                 return .json(encoded: DeviceJSON.pageBody(page.devices, nextCursor: page.nextCursor))
             })
 
