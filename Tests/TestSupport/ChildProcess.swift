@@ -25,8 +25,10 @@ final class ChildProcess: Sendable {
     /// The raw `waitpid` status once the child has been reaped.
     private let reaped = NIOLockedValueBox<Int32?>(nil)
     /// Held while spawning and while making pipes: a child spawned between `pipe()` and marking
-    /// its ends close-on-exec would inherit them and keep the pipe open.
-    private static let spawning = NIOLockedValueBox(())
+    /// its ends close-on-exec would inherit them and keep the pipe open. A bare lock: it guards a
+    /// critical section, not a value (a `NIOLockedValueBox(())`'s empty value made TSan report
+    /// Swift access races on it).
+    private static let spawning = NIOLock()
 
     /// Starts `argv[0]` (looked up in PATH) with `environment`, or ours when nil. Standard error is
     /// standard output when `stderr` is nil.
@@ -64,7 +66,7 @@ final class ChildProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         var pid = pid_t()
-        let spawned = Self.spawning.withLockedValue { _ in
+        let spawned = Self.spawning.withLock {
             variables.map { posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, $0.pointers) }
                 ?? posix_spawnp(&pid, argv[0], &actions, &attributes, arguments.pointers, environ)
         }
@@ -89,7 +91,7 @@ final class ChildProcess: Sendable {
 
     /// A pipe whose ends no child inherits unless it is given one (`Stream.descriptor`).
     static func makePipe() throws -> (read: Int32, write: Int32) {
-        try spawning.withLockedValue { _ in
+        try spawning.withLock {
             var descriptors: [Int32] = [0, 0]
             guard pipe(&descriptors) == 0 else { throw TestSupportError("pipe: \(String(cString: strerror(errno)))") }
             for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
