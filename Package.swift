@@ -146,13 +146,15 @@ let package = Package(
             name: "RegistryCoreTests", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto"], swiftSettings: swiftSettings),
+            name: "RegistryCryptoTests", dependencies: ["Encodings", "RegistryCrypto", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CallPushTests",
             dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .target(
-            name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto"], path: "Tests/PushTestSupport",
+            name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto", "TestSupport"],
+            path: "Tests/PushTestSupport",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "MockPushTests",

@@ -1,5 +1,6 @@
 import Foundation
 import PushTestSupport
+import TestSupport
 
 /// curl as an independent HTTP/2 client: if curl gets an answer over TLS with ALPN h2 from the
 /// mock, any conforming client does.

@@ -2,6 +2,7 @@ import Foundation
 import MockPush
 import PushTestSupport
 import RegistryCrypto
+import TestSupport
 import Testing
 
 /// The mock's APNs side, driven by curl over real TLS and HTTP/2.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A throwaway CA and a server certificate for `localhost` and `127.0.0.1`, made with the
 /// `openssl` command line in a fresh temporary directory: no key is ever committed.
