@@ -8,6 +8,7 @@ import Store
 struct APIContext: Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
+    let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
     let authenticator: Authenticator
     let events: RegistryEvents

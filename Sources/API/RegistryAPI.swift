@@ -27,13 +27,13 @@ public struct RegistryAPI: Sendable {
     /// `isReady` answers `/readyz`: whether the database answers with the schema this build
     /// expects.
     public init(
-        devices: DeviceStore, providers: ProviderStore, keys: APIKeyStore,
+        devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
         isReady: @escaping @Sendable () async -> Bool, configuration: Configuration, logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
         context = APIContext(
-            devices: devices, providers: providers, keys: keys,
+            devices: devices, providers: providers, credentialStore: credentials, keys: keys,
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),

@@ -8,6 +8,7 @@ import Metrics
 import NIOCore
 import Postgres
 import Prometheus
+import RegistryCrypto
 import ServiceLifecycle
 import Store
 
@@ -81,6 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
                 allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
         let pruner = try pruneSchedule()
+        let sealer = try MasterKeySetting.sealer()
 
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
@@ -90,11 +92,17 @@ struct ServeCommand: AsyncParsableCommand {
         // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
         // unreachable database does not: the server starts, /readyz says 503, setup retries.
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
+        if let sealer {
+            logger.info("provider credentials are sealed", metadata: ["master_key_id": "\(sealer.current.id)"])
+        } else {
+            logger.warning("REGISTRY_MASTER_KEY is not set: provider credentials cannot be stored or used")
+        }
         // One of each per process: the device store's batch runners are what DB_WRITE_CONNECTIONS
         // and DB_READ_CONNECTIONS count.
         let devices = DeviceStore(pool: pool, userDeviceCap: cap)
         let api = RegistryAPI(
-            devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
+            devices: devices, providers: ProviderStore(pool: pool),
+            credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)

@@ -26,6 +26,8 @@ public final class TestServer: Sendable {
         public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
         /// A database of the test's own (a `ThrowawayCluster`'s); migrated here, never dropped.
         public var databaseURL: String? = nil
+        /// Seals provider credentials; nil is a server started without `REGISTRY_MASTER_KEY`.
+        public var sealer: SecretSealer? = TestServer.sealer
         public init() {}
     }
 
@@ -56,6 +58,7 @@ public final class TestServer: Sendable {
         let registry = RegistryAPI(
             devices: DeviceStore(pool: pool, userDeviceCap: options.userDeviceCap),
             providers: ProviderStore(pool: pool),
+            credentials: ProviderCredentialStore(pool: pool, sealer: options.sealer),
             keys: APIKeyStore(pool: pool), isReady: { await migrator.isReady(pool) }, configuration: api,
             logger: logger, metricsText: { "" })
         let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
@@ -73,6 +76,9 @@ public final class TestServer: Sendable {
         return TestServer(
             database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
     }
+
+    /// One master key for every test server, as one deployment has.
+    public static let sealer = SecretSealer(current: try! MasterKey.generate())
 
     public func stop() async {
         serving.cancel()

@@ -140,8 +140,13 @@ SEMANTIC_FIELDS = {
     # a contact without usable push parameters or naming no configured provider
     "POST /v1/users/{user_id}/devices/sip": {"contact", "user_id", "device_id"},
     "POST /v1/feedback": {"provider", "reason"},
-    # topic required for apns and not allowed for fcm; project_id not allowed for apns
-    "PUT /v1/providers/{name}": {"topic", "project_id"},
+    # topic required for apns and not allowed for fcm; project_id not allowed for apns; a key
+    # must be a real key that signs, a token_uri an https URL, an endpoint's port 1–65535
+    "PUT /v1/providers/{name}": {
+        "topic", "project_id", "endpoint", "credentials.private_key", "credentials.service_account.private_key",
+        "credentials.service_account.token_uri", "credentials.service_account.project_id",
+        "credentials.service_account.client_email",
+    },
     "POST /v1/keys": {"name"},
 }
 
