@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto",
+                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto", "PushDelivery",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -198,6 +198,8 @@ let package = Package(
             name: "APITests",
             dependencies: [
                 "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
+                "PushDelivery",
+                "PushTestSupport", "MockPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -10,6 +10,7 @@ struct APIContext: Sendable {
     let providers: ProviderStore
     let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
+    let pushSenders: PushSenders
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

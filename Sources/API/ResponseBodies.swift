@@ -5,6 +5,14 @@ import Store
 /// The JSON bodies the API answers with (snake_case, as openapi.yaml describes them).
 struct DeletedBody: Encodable { let deleted: Int }
 struct StatusBody: Encodable { let status: String }
+struct ReadyBody: Encodable {
+    let status: String
+    let unhealthy_providers: [UnhealthyProvider]
+}
+struct UnhealthyProvider: Encodable {
+    let name: String
+    let reason: String
+}
 
 struct ProviderBody: Encodable {
     let name: String

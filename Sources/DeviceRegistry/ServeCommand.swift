@@ -8,6 +8,7 @@ import Metrics
 import NIOCore
 import Postgres
 import Prometheus
+import PushDelivery
 import RegistryCrypto
 import ServiceLifecycle
 import Store
@@ -55,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An openapi.yaml to serve instead of the one compiled in. (env: OPENAPI_PATH, default: compiled in)")
     var openapiPath: String?
 
+    @Option(
+        help:
+            "A PEM bundle of extra CA certificates trusted for outgoing push connections; the system roots stay. (env: PUSH_CA_FILE)"
+    )
+    var pushCaFile: String?
+
     func run() async throws {
         // glibc gives threads that allocate at once arenas of their own and keeps what is freed in
         // them: with the event loops and a thread per pool connection, one 1,000-item batch left
@@ -83,6 +90,13 @@ struct ServeCommand: AsyncParsableCommand {
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
         let pruner = try pruneSchedule()
         let sealer = try MasterKeySetting.sealer()
+        // One per process: the TLS setup every push connection uses, checked before serving.
+        let senders: PushSenderFactory
+        do {
+            senders = try PushSenderFactory(additionalCAFile: Setting.optional(pushCaFile, env: "PUSH_CA_FILE"))
+        } catch {
+            throw ConfigurationError("PUSH_CA_FILE cannot be used: \(error)")
+        }
 
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
@@ -103,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
+            senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(configuration: pool.configuration, logger: logger, onEvent: api.keysChanged)
@@ -119,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await api.shutdown()
         await pool.shutdown()
         logger.info("stopped")
     }

@@ -2,6 +2,7 @@ import API
 import Foundation
 import HTTPServer
 import Postgres
+import PushDelivery
 import Store
 import TestSupport
 import Testing
@@ -37,6 +38,7 @@ struct OperationalTests {
         let router = RegistryAPI(
             devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: nil), keys: APIKeyStore(pool: pool),
+            senders: try PushSenderFactory(additionalCAFile: nil),
             isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
         await pool.shutdown()

@@ -4,6 +4,7 @@ import HTTPServer
 import Logging
 import NIOCore
 import Postgres
+import PushDelivery
 import RegistryCore
 import RegistryCrypto
 import Store
@@ -18,6 +19,7 @@ public final class TestServer: Sendable {
     public let adminKey: String
     public let logs: CapturedLogs
     private let serving: Task<Void, any Error>
+    private let api: RegistryAPI
 
     public struct Options: Sendable {
         public var api = RegistryAPI.Configuration()
@@ -28,13 +30,17 @@ public final class TestServer: Sendable {
         public var databaseURL: String? = nil
         /// Seals provider credentials; nil is a server started without `REGISTRY_MASTER_KEY`.
         public var sealer: SecretSealer? = TestServer.sealer
+        /// `PUSH_CA_FILE`: the mock push server's test CA.
+        public var pushCAFile: String? = nil
+        public var sender = SenderConfiguration()
         public init() {}
     }
 
     private init(
         database: TestDatabase?, pool: PostgresPool, port: Int, adminKey: String, logs: CapturedLogs,
-        serving: Task<Void, any Error>
+        serving: Task<Void, any Error>, api: RegistryAPI
     ) {
+        self.api = api
         self.database = database
         self.pool = pool
         self.port = port
@@ -59,7 +65,9 @@ public final class TestServer: Sendable {
             devices: DeviceStore(pool: pool, userDeviceCap: options.userDeviceCap),
             providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: options.sealer),
-            keys: APIKeyStore(pool: pool), isReady: { await migrator.isReady(pool) }, configuration: api,
+            keys: APIKeyStore(pool: pool),
+            senders: try PushSenderFactory(additionalCAFile: options.pushCAFile, configuration: options.sender),
+            isReady: { await migrator.isReady(pool) }, configuration: api,
             logger: logger, metricsText: { "" })
         let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
@@ -74,7 +82,8 @@ public final class TestServer: Sendable {
         let secret = try APIKeySecret.generate()
         _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
         return TestServer(
-            database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving)
+            database: database, pool: pool, port: port, adminKey: secret.value, logs: logs, serving: serving,
+            api: registry)
     }
 
     /// One master key for every test server, as one deployment has.
@@ -83,6 +92,7 @@ public final class TestServer: Sendable {
     public func stop() async {
         serving.cancel()
         _ = await serving.result
+        await api.shutdown()
         await pool.shutdown()
         await database?.drop()
     }

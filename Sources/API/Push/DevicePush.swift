@@ -1,0 +1,83 @@
+import Foundation
+import PushDelivery
+import PushRules
+import RegistryCore
+import Store
+
+/// One device's push within `POST /v1/push`: send it with the section for its service, then feed
+/// a dead-token verdict to the registry through the same store call as `POST /v1/feedback`.
+struct DevicePush {
+    let device: Device
+    let provider: StoredProvider?
+    let request: PushRequest
+    let deadline: ContinuousClock.Instant
+
+    func run(context: APIContext, senders: PushSenders) async -> PushResult {
+        var result = PushResult(device: device)
+        if let reason = device.disabledReason {
+            return result.finished(.skipped, reason: "disabled: \(reason)")
+        }
+        guard let provider else { return result.finished(.failed, reason: "ProviderNotFound") }
+        let name = provider.provider.name
+        let delivery: DeliveryResult
+        do {
+            switch (try await senders.sender(for: provider), device.type) {
+            case (.apns(let sender), .apns), (.apns(let sender), .voip):
+                guard let apns = request.apns else { return result.finished(.skipped, reason: "no apns section") }
+                // The limit is the device's (4 KiB, 5 KiB for a VoIP token), whatever the push type says.
+                guard PayloadLimit.fits(apns.payload.count, device.type) else {
+                    return result.finished(.rejected, reason: "PayloadTooLarge")
+                }
+                delivery = await sender.send(
+                    apns.payload, to: device.token.value, environment: device.environment ?? .production,
+                    options: apns.options, deadline: deadline)
+            case (.fcm(let sender), .fcm):
+                guard let message = request.fcmMessage else {
+                    return result.finished(.skipped, reason: "no fcm section")
+                }
+                delivery = await sender.send(message, to: device.token.value, deadline: deadline)
+            default:
+                return result.finished(.failed, reason: "TokenTypeNotForProvider")
+            }
+        } catch {
+            return result.finished(.failed, reason: error == .noCredentials ? "NoCredentials" : "CredentialsUnreadable")
+        }
+        switch delivery.status {
+        case .sent(let serviceID):
+            await senders.setHealthy(name)
+            result.service_id = serviceID
+            return result.finished(.sent, reason: nil)
+        case .tokenInvalid(let verdict):
+            result.action = await applyVerdict(verdict, provider: name, context: context)
+            return result.finished(.tokenInvalid, reason: verdict.reason)
+        case .rejected(let reason):
+            return result.finished(.rejected, reason: reason)
+        case .authFailed(let reason):
+            await senders.setUnhealthy(name, reason: reason)
+            return result.finished(.failed, reason: reason)
+        case .failed(let reason):
+            return result.finished(.failed, reason: reason)
+        case .expired(let reason):
+            return result.finished(.expired, reason: reason)
+        }
+    }
+
+    /// The registry's action, or nil when the store could not be reached (the push service's
+    /// verdict is still reported; the token is dealt with by the next push or feedback).
+    private func applyVerdict(_ verdict: TokenVerdict, provider: ProviderName, context: APIContext) async
+        -> FeedbackAction?
+    {
+        do {
+            let action = try await context.devices.applyFeedback(
+                provider: provider, token: device.token.value, policy: verdict.policy, reason: verdict.reason,
+                reportedAt: verdict.observedAt)
+            context.events.invalidated(action, provider: provider)
+            return action
+        } catch {
+            context.logger.warning(
+                "a push service's token verdict was not applied",
+                metadata: ["provider": "\(provider.value)", "token": "\(device.token.redacted)", "error": "\(error)"])
+            return nil
+        }
+    }
+}
