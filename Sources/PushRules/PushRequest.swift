@@ -173,16 +173,18 @@ public struct PushRequest: Sendable {
         } else {
             errors.append(ValidationError(field: "apns.payload", message: "must be the JSON object APNs delivers"))
         }
-        guard errors.count == before, let pushType, let payload else { return nil }
+        guard let pushType else { return nil }
+        let options: APNsSendOptions
         do throws(ValidationErrors) {
-            let options = try APNsSendOptions(
+            options = try APNsSendOptions(
                 pushType: pushType, priority: priority,
                 expiration: expiresIn.map { now.addingTimeInterval($0.timeInterval) }, collapseID: collapseID)
-            return APNsSection(options: options, payload: payload)
         } catch {
             errors += error.errors
             return nil
         }
+        guard errors.count == before, let payload else { return nil }
+        return APNsSection(options: options, payload: payload)
     }
 
     private static func parseDuration(_ value: JSONValue, field: String, errors: inout [ValidationError])

@@ -13,52 +13,67 @@ struct DevicePush {
     let deadline: ContinuousClock.Instant
 
     func run(context: APIContext, senders: PushSenders) async -> PushResult {
+        let started = ContinuousClock.now
+        let (result, delivery) = await deliver(context: context, senders: senders)
+        PushMetrics.record(
+            result, service: device.type.service, delivery: delivery,
+            duration: delivery.map { _ in started.duration(to: .now) })
+        return result
+    }
+
+    /// The device's result, and the sender's when a sender was asked.
+    private func deliver(context: APIContext, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
         var result = PushResult(device: device)
         if let reason = device.disabledReason {
-            return result.finished(.skipped, reason: "disabled: \(reason)")
+            return (result.finished(.skipped, reason: "disabled: \(reason)"), nil)
         }
-        guard let provider else { return result.finished(.failed, reason: "ProviderNotFound") }
+        guard let provider else { return (result.finished(.failed, reason: "ProviderNotFound"), nil) }
         let name = provider.provider.name
         let delivery: DeliveryResult
         do {
             switch (try await senders.sender(for: provider), device.type) {
             case (.apns(let sender), .apns), (.apns(let sender), .voip):
-                guard let apns = request.apns else { return result.finished(.skipped, reason: "no apns section") }
+                guard let apns = request.apns else {
+                    return (result.finished(.skipped, reason: "no apns section"), nil)
+                }
                 // The limit is the device's (4 KiB, 5 KiB for a VoIP token), whatever the push type says.
                 guard PayloadLimit.fits(apns.payload.count, device.type) else {
-                    return result.finished(.rejected, reason: "PayloadTooLarge")
+                    return (result.finished(.rejected, reason: "PayloadTooLarge"), nil)
                 }
                 delivery = await sender.send(
                     apns.payload, to: device.token.value, environment: device.environment ?? .production,
                     options: apns.options, deadline: deadline)
             case (.fcm(let sender), .fcm):
                 guard let message = request.fcmMessage else {
-                    return result.finished(.skipped, reason: "no fcm section")
+                    return (result.finished(.skipped, reason: "no fcm section"), nil)
                 }
                 delivery = await sender.send(message, to: device.token.value, deadline: deadline)
             default:
-                return result.finished(.failed, reason: "TokenTypeNotForProvider")
+                return (result.finished(.failed, reason: "TokenTypeNotForProvider"), nil)
             }
         } catch {
-            return result.finished(.failed, reason: error == .noCredentials ? "NoCredentials" : "CredentialsUnreadable")
+            return (
+                result.finished(.failed, reason: error == .noCredentials ? "NoCredentials" : "CredentialsUnreadable"),
+                nil
+            )
         }
         switch delivery.status {
         case .sent(let serviceID):
             await senders.setHealthy(name)
             result.service_id = serviceID
-            return result.finished(.sent, reason: nil)
+            return (result.finished(.sent, reason: nil), delivery)
         case .tokenInvalid(let verdict):
             result.action = await applyVerdict(verdict, provider: name, context: context)
-            return result.finished(.tokenInvalid, reason: verdict.reason)
+            return (result.finished(.tokenInvalid, reason: verdict.reason), delivery)
         case .rejected(let reason):
-            return result.finished(.rejected, reason: reason)
+            return (result.finished(.rejected, reason: reason), delivery)
         case .authFailed(let reason):
             await senders.setUnhealthy(name, reason: reason)
-            return result.finished(.failed, reason: reason)
+            return (result.finished(.failed, reason: reason), delivery)
         case .failed(let reason):
-            return result.finished(.failed, reason: reason)
+            return (result.finished(.failed, reason: reason), delivery)
         case .expired(let reason):
-            return result.finished(.expired, reason: reason)
+            return (result.finished(.expired, reason: reason), delivery)
         }
     }
 
