@@ -24,6 +24,12 @@ public struct ProviderStore: Sendable {
         credential_fingerprint, created_at, updated_at
         """
 
+    /// Credentials belong to one service: a provider whose service changes loses them.
+    private static let credentialColumns = [
+        "credentials_sealed", "credential_team_id", "credential_key_id", "credential_client_email",
+        "credential_fingerprint",
+    ]
+
     /// $1 the provider, $2…$6 `CredentialChange.update`.
     private static let updateCredentials = """
         UPDATE providers SET credentials_sealed = $2, credential_team_id = $3, credential_key_id = $4,
@@ -33,7 +39,8 @@ public struct ProviderStore: Sendable {
 
     /// Creates or replaces a provider; `created` tells which. Changing the service of a provider
     /// that still has devices is a conflict: their tokens would no longer fit it. `endpoint` is
-    /// replaced like every provider field; the credentials change only as `credentials` says.
+    /// replaced like every provider field; the credentials change only as `credentials` says, and
+    /// are removed when the service changes (they were for the other one).
     public func put(_ provider: Provider, endpoint: String? = nil, credentials: CredentialChange = .keep)
         async throws -> (provider: StoredProvider, created: Bool)
     {
@@ -56,7 +63,8 @@ public struct ProviderStore: Sendable {
                     INSERT INTO providers (name, service, topic, project_id, endpoint) VALUES ($1, $2, $3, $4, $5)
                     ON CONFLICT (name) DO UPDATE
                        SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
-                           endpoint = EXCLUDED.endpoint, updated_at = clock_timestamp()
+                           endpoint = EXCLUDED.endpoint, updated_at = clock_timestamp(),
+                           \(Self.credentialColumns.map { "\($0) = CASE WHEN providers.service = EXCLUDED.service THEN providers.\($0) END" }.joined(separator: ", "))
                     RETURNING \(Self.columns)
                     """,
                     [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID, endpoint]

@@ -98,6 +98,13 @@ struct ProviderCredentialTests {
             #expect(provider["credentials_configured"] as? Bool == false)
             #expect(provider["credentials"] is NSNull)
             #expect(try await Self.sealedColumn(server, "ios") == nil)
+
+            // Credentials are for one service: changing it drops them.
+            _ = try await server.request(
+                "PUT", "/v1/providers/ios", json: body.merging(["credentials": try Self.apnsCredentials()]) { $1 })
+            let switched = try await server.request("PUT", "/v1/providers/ios", json: ["service": "fcm"])
+            #expect(switched.status == 200)
+            #expect((switched.object?["provider"] as? [String: Any])?["credentials_configured"] as? Bool == false)
         }
     }
 

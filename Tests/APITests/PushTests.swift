@@ -99,8 +99,12 @@ struct PushTests {
             // A device whose service has no section is skipped.
             let apnsOnly = try await push(server, ["user_ids": ["alice"], "apns": Self.apnsSection])
             #expect(apnsOnly.map { $0["status"] as? String } == ["skipped", "sent"])
-            // No full token in the answer or the logs.
-            #expect(!server.logs.joined.contains(Tokens.apns(1)))
+            // No full token, provider token, access token or key in the answers or the logs.
+            let seen = ([server.logs.joined] + (results + filtered + apnsOnly).map { "\($0)" }).joined(separator: "\n")
+            #expect(!seen.contains(Tokens.apns(1)) && !seen.contains(Tokens.fcm(1)))
+            #expect(!seen.contains("eyJ"))  // the start of every JWT
+            #expect(!seen.contains("PRIVATE KEY"))
+
         }
     }
 

@@ -27,15 +27,16 @@ struct DevicePush {
         if let reason = device.disabledReason {
             return (result.finished(.skipped, reason: "disabled: \(reason)"), nil)
         }
+        let hasSection = device.type.service == .apns ? request.apns != nil : request.fcmMessage != nil
+        guard hasSection else {
+            return (result.finished(.skipped, reason: "no \(device.type.service.rawValue) section"), nil)
+        }
         guard let provider else { return (result.finished(.failed, reason: "ProviderNotFound"), nil) }
         let name = provider.provider.name
         let delivery: DeliveryResult
         do {
-            switch (try await senders.sender(for: provider), device.type) {
-            case (.apns(let sender), .apns), (.apns(let sender), .voip):
-                guard let apns = request.apns else {
-                    return (result.finished(.skipped, reason: "no apns section"), nil)
-                }
+            switch (try await senders.sender(for: provider), request.apns, request.fcmMessage) {
+            case (.apns(let sender), let apns?, _) where device.type.service == .apns:
                 // The limit is the device's (4 KiB, 5 KiB for a VoIP token), whatever the push type says.
                 guard PayloadLimit.fits(apns.payload.count, device.type) else {
                     return (result.finished(.rejected, reason: "PayloadTooLarge"), nil)
@@ -43,10 +44,7 @@ struct DevicePush {
                 delivery = await sender.send(
                     apns.payload, to: device.token.value, environment: device.environment ?? .production,
                     options: apns.options, deadline: deadline)
-            case (.fcm(let sender), .fcm):
-                guard let message = request.fcmMessage else {
-                    return (result.finished(.skipped, reason: "no fcm section"), nil)
-                }
+            case (.fcm(let sender), _, let message?) where device.type == .fcm:
                 delivery = await sender.send(message, to: device.token.value, deadline: deadline)
             default:
                 return (result.finished(.failed, reason: "TokenTypeNotForProvider"), nil)
