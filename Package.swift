@@ -199,7 +199,7 @@ let package = Package(
             dependencies: [
                 "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
                 "PushDelivery",
-                "PushTestSupport", "MockPush",
+                "PushRules", "PushTestSupport", "MockPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
