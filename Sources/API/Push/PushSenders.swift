@@ -96,6 +96,24 @@ actor PushSenders {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
     }
 
+    /// Records, for `/metrics`, the connections each provider's current sender has opened
+    /// (`push_connections_opened`) and the provider tokens it signed or access tokens it obtained
+    /// (`push_credentials_issued`).
+    func recordStatistics(of names: Set<ProviderName>) async {
+        for name in names {
+            let statistics: SenderStatistics
+            switch entries[name]?.sender {
+            case .apns(let sender)?: statistics = await sender.statistics
+            case .fcm(let sender)?: statistics = await sender.statistics
+            case nil: continue
+            }
+            Gauge(label: "push_connections_opened", dimensions: [("provider", name.value)])
+                .record(statistics.connectionsOpened)
+            Gauge(label: "push_credentials_issued", dimensions: [("provider", name.value)])
+                .record(statistics.credentialsIssued)
+        }
+    }
+
     /// Providers whose credentials the push service refused, with its reason, by name.
     var unhealthyProviders: [(name: String, reason: String)] {
         unhealthy.map { ($0.key.value, $0.value) }.sorted { $0.name < $1.name }

@@ -28,6 +28,7 @@ extension APIContext {
                     for await (index, result) in group { results[index] = result }
                     return results.compactMap { $0 }
                 }
+                await pushSenders.recordStatistics(of: Set(targets.map(\.provider)))
                 return .json(PushResultsBody(results: results))
             })
     }
