@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "RegistryCore", "Postgres", .product(name: "Logging", package: "swift-log"),
+                "RegistryCore", "RegistryCrypto", "Postgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto",
+                "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "PushDelivery", "PushRules",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,7 +121,7 @@ let package = Package(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
-                "EmbeddedResources", "MockPush",
+                "EmbeddedResources", "MockPush", "PushDelivery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto",
+                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto", "PushDelivery",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -200,6 +200,8 @@ let package = Package(
             name: "APITests",
             dependencies: [
                 "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
+                "PushDelivery",
+                "PushRules", "PushTestSupport", "MockPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -8,7 +8,9 @@ import Store
 struct APIContext: Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
+    let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
+    let pushSenders: PushSenders
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import PushDelivery
 import Store
 
 /// The DeviceRegistry HTTP API: every route, wired to the stores it is handed. Knows HTTP only
@@ -25,15 +26,17 @@ public struct RegistryAPI: Sendable {
     let batchBodyLimit: Int
 
     /// `isReady` answers `/readyz`: whether the database answers with the schema this build
-    /// expects.
+    /// expects. `senders` makes each provider's push sender, once per process.
     public init(
-        devices: DeviceStore, providers: ProviderStore, keys: APIKeyStore,
-        isReady: @escaping @Sendable () async -> Bool, configuration: Configuration, logger: Logger,
+        devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
+        senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool, configuration: Configuration,
+        logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
+        let pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
         context = APIContext(
-            devices: devices, providers: providers, keys: keys,
+            devices: devices, providers: providers, credentialStore: credentials, keys: keys, pushSenders: pushSenders,
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -41,7 +44,8 @@ public struct RegistryAPI: Sendable {
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
-            isReady: isReady, openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+            isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
+            openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
     }
 
     /// Feed `APIKeyChanges` here. Live keys are cached only while revocations are being heard;
@@ -66,6 +70,12 @@ public struct RegistryAPI: Sendable {
         context.addLifecycleRoutes(to: &router)
         context.addBulkRoutes(to: &router, batchBodyLimit: batchBodyLimit)
         context.addTransferRoutes(to: &router)
+        context.addPushRoutes(to: &router)
         return router
+    }
+
+    /// Closes every push connection; call once serving has stopped.
+    public func shutdown() async {
+        await context.pushSenders.shutdown()
     }
 }

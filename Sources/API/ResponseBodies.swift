@@ -5,12 +5,23 @@ import Store
 /// The JSON bodies the API answers with (snake_case, as openapi.yaml describes them).
 struct DeletedBody: Encodable { let deleted: Int }
 struct StatusBody: Encodable { let status: String }
+struct ReadyBody: Encodable {
+    let status: String
+    let unhealthy_providers: [UnhealthyProvider]
+}
+struct UnhealthyProvider: Encodable {
+    let name: String
+    let reason: String
+}
 
 struct ProviderBody: Encodable {
     let name: String
     let service: String
     let topic: String?
     let project_id: String?
+    let endpoint: String?
+    let credentials_configured: Bool
+    let credentials: CredentialsBody?
     let created_at: String
     let updated_at: String
 
@@ -19,6 +30,9 @@ struct ProviderBody: Encodable {
         service = stored.provider.service.rawValue
         topic = stored.provider.topic
         project_id = stored.provider.projectID
+        endpoint = stored.endpoint
+        credentials_configured = stored.credentials != nil
+        credentials = stored.credentials.map(CredentialsBody.init)
         created_at = RFC3339.format(stored.createdAt)
         updated_at = RFC3339.format(stored.updatedAt)
     }
@@ -29,10 +43,38 @@ struct ProviderBody: Encodable {
         try container.encode(service, forKey: .service)
         try container.encode(topic, forKey: .topic)
         try container.encode(project_id, forKey: .project_id)
+        try container.encode(endpoint, forKey: .endpoint)
+        try container.encode(credentials_configured, forKey: .credentials_configured)
+        try container.encode(credentials, forKey: .credentials)
         try container.encode(created_at, forKey: .created_at)
         try container.encode(updated_at, forKey: .updated_at)
     }
-    private enum CodingKeys: String, CodingKey { case name, service, topic, project_id, created_at, updated_at }
+    private enum CodingKeys: String, CodingKey {
+        case name, service, topic, project_id, endpoint, credentials_configured, credentials, created_at, updated_at
+    }
+}
+/// What may be shown of stored credentials: ids and the public key's fingerprint.
+struct CredentialsBody: Encodable {
+    let team_id: String?
+    let key_id: String?
+    let client_email: String?
+    let key_fingerprint: String
+
+    init(_ facts: CredentialFacts) {
+        team_id = facts.teamID
+        key_id = facts.keyID
+        client_email = facts.clientEmail
+        key_fingerprint = facts.keyFingerprint
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(team_id, forKey: .team_id)
+        try container.encode(key_id, forKey: .key_id)
+        try container.encode(client_email, forKey: .client_email)
+        try container.encode(key_fingerprint, forKey: .key_fingerprint)
+    }
+    private enum CodingKeys: String, CodingKey { case team_id, key_id, client_email, key_fingerprint }
 }
 struct ProviderEnvelope: Encodable { let provider: ProviderBody }
 struct ProvidersBody: Encodable { let providers: [ProviderBody] }

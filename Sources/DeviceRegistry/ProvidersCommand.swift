@@ -1,11 +1,14 @@
+import API
 import ArgumentParser
+import Foundation
+import PushDelivery
 import RegistryCore
 import Store
 
 struct ProvidersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers", abstract: "Add, list and remove push providers.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Remove.self, SetCredentials.self, Reseal.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add or update a provider.")
@@ -60,6 +63,79 @@ struct ProvidersCommand: AsyncParsableCommand {
                 try await ProviderStore(pool: $0).delete(providerName, cascade: cascade)
             }
             print("Removed provider \(name).")
+        }
+    }
+    struct SetCredentials: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-credentials",
+            abstract: "Store a provider's push credentials, sealed under REGISTRY_MASTER_KEY.",
+            discussion: """
+                apns: --p8 FILE --key-id KEY_ID --team-id TEAM_ID. fcm: --service-account FILE (the JSON Google \
+                issues). The key is checked (it must sign a test message) before anything is stored.
+                """)
+        @Argument(help: "Provider name.") var name: String
+        @Option(help: "apns: the .p8 key file.") var p8: String?
+        @Option(help: "apns: the key's 10-character key id.") var keyId: String?
+        @Option(help: "apns: the 10-character Apple team id.") var teamId: String?
+        @Option(help: "fcm: the service account JSON file.") var serviceAccount: String?
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let logger = try logging.bootstrap(toStandardError: true)
+            let providerName = try ProviderName(name, field: "name")
+            let sealer = try MasterKeySetting.sealer()
+            try await database.withPool(logger: logger) { pool in
+                let service = try await ProviderStore(pool: pool).provider(named: providerName).provider.service
+                let credentials = try ProviderCredentials.parse(try credentialsJSON(for: service), service: service)
+                try await ProviderStore(pool: pool).setCredentials(
+                    try ProviderCredentialStore(pool: pool, sealer: sealer).replacement(credentials, for: providerName),
+                    of: providerName)
+                print("Stored the credentials of provider \(name) (key \(try credentials.summary().keyFingerprint)).")
+            }
+        }
+
+        /// The same JSON `PUT /v1/providers/{name}` takes in `credentials`.
+        private func credentialsJSON(for service: PushService) throws -> JSONValue {
+            switch service {
+            case .apns:
+                guard let p8, let keyId, let teamId, serviceAccount == nil else {
+                    throw ConfigurationError("an apns provider takes --p8, --key-id and --team-id")
+                }
+                return .object([
+                    "team_id": .string(teamId), "key_id": .string(keyId),
+                    "private_key": .string(try String(contentsOfFile: p8, encoding: .utf8)),
+                ])
+            case .fcm:
+                guard let serviceAccount, p8 == nil, keyId == nil, teamId == nil else {
+                    throw ConfigurationError("an fcm provider takes --service-account")
+                }
+                let text = try String(contentsOfFile: serviceAccount, encoding: .utf8)
+                guard let account = try? JSONParser.parse(text) else {
+                    throw ConfigurationError("\(serviceAccount) is not JSON")
+                }
+                return .object(["service_account": account])
+            }
+        }
+    }
+
+    struct Reseal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Seal every provider's credentials again under REGISTRY_MASTER_KEY.",
+            discussion: """
+                To rotate the master key: set REGISTRY_MASTER_KEY to the new key and list the old one in \
+                REGISTRY_OLD_MASTER_KEYS (for this command and every running instance), run this, then drop the old key.
+                """)
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let logger = try logging.bootstrap(toStandardError: true)
+            let sealer = try MasterKeySetting.sealer()
+            let resealed = try await database.withPool(logger: logger) {
+                try await ProviderCredentialStore(pool: $0, sealer: sealer).resealAll()
+            }
+            print("Resealed \(resealed) provider credential\(resealed == 1 ? "" : "s").")
         }
     }
 }

@@ -8,6 +8,8 @@ import Metrics
 import NIOCore
 import Postgres
 import Prometheus
+import PushDelivery
+import RegistryCrypto
 import ServiceLifecycle
 import Store
 
@@ -54,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An openapi.yaml to serve instead of the one compiled in. (env: OPENAPI_PATH, default: compiled in)")
     var openapiPath: String?
 
+    @Option(
+        help:
+            "A PEM bundle of extra CA certificates trusted for outgoing push connections; the system roots stay. (env: PUSH_CA_FILE)"
+    )
+    var pushCaFile: String?
+
     func run() async throws {
         // glibc gives threads that allocate at once arenas of their own and keeps what is freed in
         // them: with the event loops and a thread per pool connection, one 1,000-item batch left
@@ -82,6 +90,14 @@ struct ServeCommand: AsyncParsableCommand {
                 allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
         let pruner = try pruneSchedule()
+        let sealer = try MasterKeySetting.sealer()
+        // One per process: the TLS setup every push connection uses, checked before serving.
+        let senders: PushSenderFactory
+        do {
+            senders = try PushSenderFactory(additionalCAFile: Setting.optional(pushCaFile, env: "PUSH_CA_FILE"))
+        } catch {
+            throw ConfigurationError("PUSH_CA_FILE cannot be used: \(error)")
+        }
 
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
@@ -91,6 +107,11 @@ struct ServeCommand: AsyncParsableCommand {
         // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
         // unreachable database does not: the server starts, /readyz says 503, setup retries.
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
+        if let sealer {
+            logger.info("provider credentials are sealed", metadata: ["master_key_id": "\(sealer.current.id)"])
+        } else {
+            logger.warning("REGISTRY_MASTER_KEY is not set: provider credentials cannot be stored or used")
+        }
         // One of each per process: the device store's batch runners are what DB_WRITE_CONNECTIONS
         // and DB_READ_CONNECTIONS count.
         let readReplica = try database.readReplica().map { replica in
@@ -100,7 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let api = RegistryAPI(
-            devices: devices, providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
+            devices: devices, providers: ProviderStore(pool: pool),
+            credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
+            senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(
@@ -119,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await api.shutdown()
         await readReplica?.replica.shutdown()
         await pool.shutdown()
         logger.info("stopped")

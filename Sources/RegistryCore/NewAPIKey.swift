@@ -17,7 +17,8 @@ public struct NewAPIKey: Sendable, Hashable {
         if scopes.isEmpty {
             errors.append(
                 ValidationError(
-                    field: "scopes", message: "must name at least one of devices:read, devices:write, admin"))
+                    field: "scopes", message: "must name at least one of devices:read, devices:write, push:send, admin")
+            )
         } else if Set(scopes).count != scopes.count {
             errors.append(ValidationError(field: "scopes", message: "must not repeat a scope"))
         }

@@ -2,9 +2,13 @@ import Foundation
 import Postgres
 import RegistryCore
 
-/// A provider as stored, with its timestamps.
+/// A provider as stored, with its timestamps, its `endpoint` override and what may be shown of
+/// its credentials (their sealed form is read only by `ProviderCredentialStore`).
 public struct StoredProvider: Sendable {
     public var provider: Provider
+    /// `https://host[:port]` replacing the push service's base URL; nil for the service's own.
+    public var endpoint: String?
+    public var credentials: CredentialFacts?
     public var createdAt: Date
     public var updatedAt: Date
 }
@@ -15,11 +19,31 @@ public struct ProviderStore: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    private static let columns = "name, service, topic, project_id, created_at, updated_at"
+    private static let columns = """
+        name, service, topic, project_id, endpoint, credential_team_id, credential_key_id, credential_client_email,
+        credential_fingerprint, created_at, updated_at
+        """
+
+    /// Credentials belong to one service: a provider whose service changes loses them.
+    private static let credentialColumns = [
+        "credentials_sealed", "credential_team_id", "credential_key_id", "credential_client_email",
+        "credential_fingerprint",
+    ]
+
+    /// $1 the provider, $2…$6 `CredentialChange.update`.
+    private static let updateCredentials = """
+        UPDATE providers SET credentials_sealed = $2, credential_team_id = $3, credential_key_id = $4,
+               credential_client_email = $5, credential_fingerprint = $6, updated_at = clock_timestamp()
+         WHERE name = $1
+        """
 
     /// Creates or replaces a provider; `created` tells which. Changing the service of a provider
-    /// that still has devices is a conflict: their tokens would no longer fit it.
-    public func put(_ provider: Provider) async throws -> (provider: StoredProvider, created: Bool) {
+    /// that still has devices is a conflict: their tokens would no longer fit it. `endpoint` is
+    /// replaced like every provider field; the credentials change only as `credentials` says, and
+    /// are removed when the service changes (they were for the other one).
+    public func put(_ provider: Provider, endpoint: String? = nil, credentials: CredentialChange = .keep)
+        async throws -> (provider: StoredProvider, created: Bool)
+    {
         try await StoreFailure.translating {
             try await pool.withTransaction { connection in
                 let existing = try connection.queryPrepared(
@@ -34,18 +58,35 @@ public struct ProviderStore: Sendable {
                             "provider \(provider.name.value) has devices; its service cannot change")
                     }
                 }
-                let row = try connection.queryPrepared(
+                var row = try connection.queryPrepared(
                     """
-                    INSERT INTO providers (name, service, topic, project_id) VALUES ($1, $2, $3, $4)
+                    INSERT INTO providers (name, service, topic, project_id, endpoint) VALUES ($1, $2, $3, $4, $5)
                     ON CONFLICT (name) DO UPDATE
                        SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
-                           updated_at = clock_timestamp()
+                           endpoint = EXCLUDED.endpoint, updated_at = clock_timestamp(),
+                           \(Self.credentialColumns.map { "\($0) = CASE WHEN providers.service = EXCLUDED.service THEN providers.\($0) END" }.joined(separator: ", "))
                     RETURNING \(Self.columns)
                     """,
-                    [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID]
+                    [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID, endpoint]
                 ).rows[0]
+                if let update = credentials.update {
+                    row = try connection.queryPrepared(
+                        Self.updateCredentials + " RETURNING \(Self.columns)", [provider.name.value] + update
+                    ).rows[0]
+                }
                 return (try Self.decode(row), existing == nil)
             }
+        }
+    }
+
+    /// Changes only the credentials of provider `name`. Throws `.notFound` for an unknown name.
+    public func setCredentials(_ change: CredentialChange, of name: ProviderName) async throws {
+        guard let update = change.update else { return }
+        try await StoreFailure.translating {
+            let changed = try await pool.withConnection { connection in
+                try connection.queryPrepared(Self.updateCredentials, [name.value] + update).affectedRows
+            }
+            if changed == 0 { throw RegistryError.notFound("provider \(name.value)") }
         }
     }
 
@@ -99,6 +140,12 @@ public struct ProviderStore: Sendable {
                 name: try ProviderName(try row.string("name")),
                 service: try PushService(try row.string("service")),
                 topic: row["topic"], projectID: row["project_id"]),
+            endpoint: row["endpoint"],
+            credentials: row["credential_fingerprint"].map { fingerprint in
+                CredentialFacts(
+                    teamID: row["credential_team_id"], keyID: row["credential_key_id"],
+                    clientEmail: row["credential_client_email"], keyFingerprint: fingerprint)
+            },
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
     }
 }

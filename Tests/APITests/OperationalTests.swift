@@ -2,6 +2,7 @@ import API
 import Foundation
 import HTTPServer
 import Postgres
+import PushDelivery
 import Store
 import TestSupport
 import Testing
@@ -35,7 +36,9 @@ struct OperationalTests {
         let pool = PostgresPool(
             configuration: PostgresConfiguration(url: "postgresql://127.0.0.1:1/none"), logger: .init(label: "x"))
         let router = RegistryAPI(
-            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool), keys: APIKeyStore(pool: pool),
+            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool),
+            credentials: ProviderCredentialStore(pool: pool, sealer: nil), keys: APIKeyStore(pool: pool),
+            senders: try PushSenderFactory(additionalCAFile: nil),
             isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
         await pool.shutdown()

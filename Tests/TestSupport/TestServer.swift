@@ -4,6 +4,7 @@ import HTTPServer
 import Logging
 import NIOCore
 import Postgres
+import PushDelivery
 import RegistryCore
 import RegistryCrypto
 import Store
@@ -20,6 +21,7 @@ public final class TestServer: Sendable {
     public let adminKey: String
     public let logs: CapturedLogs
     private let serving: Task<Void, any Error>
+    private let api: RegistryAPI
 
     public struct Options: Sendable {
         public var api = RegistryAPI.Configuration()
@@ -28,13 +30,19 @@ public final class TestServer: Sendable {
         public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
         /// A database of the test's own (a `ThrowawayCluster`'s); migrated here, never dropped.
         public var databaseURL: String? = nil
+        /// Seals provider credentials; nil is a server started without `REGISTRY_MASTER_KEY`.
+        public var sealer: SecretSealer? = TestServer.sealer
+        /// `PUSH_CA_FILE`: the mock push server's test CA.
+        public var pushCAFile: String? = nil
+        public var sender = SenderConfiguration()
         public init() {}
     }
 
     private init(
         database: TestDatabase?, pool: PostgresPool, servingPool: PostgresPool?, port: Int, adminKey: String,
-        logs: CapturedLogs, serving: Task<Void, any Error>
+        logs: CapturedLogs, serving: Task<Void, any Error>, api: RegistryAPI
     ) {
+        self.api = api
         self.database = database
         self.pool = pool
         self.servingPool = servingPool
@@ -61,7 +69,10 @@ public final class TestServer: Sendable {
         let registry = RegistryAPI(
             devices: DeviceStore(pool: served, userDeviceCap: options.userDeviceCap),
             providers: ProviderStore(pool: served),
-            keys: APIKeyStore(pool: served), isReady: { await migrator.isReady(served) }, configuration: api,
+            credentials: ProviderCredentialStore(pool: served, sealer: options.sealer),
+            keys: APIKeyStore(pool: served),
+            senders: try PushSenderFactory(additionalCAFile: options.pushCAFile, configuration: options.sender),
+            isReady: { await migrator.isReady(served) }, configuration: api,
             logger: logger, metricsText: { "" })
         let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
@@ -77,12 +88,16 @@ public final class TestServer: Sendable {
         _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
         return TestServer(
             database: database, pool: pool, servingPool: servingPool, port: port, adminKey: secret.value, logs: logs,
-            serving: serving)
+            serving: serving, api: registry)
     }
+
+    /// One master key for every test server, as one deployment has.
+    public static let sealer = SecretSealer(current: try! MasterKey.generate())
 
     public func stop() async {
         serving.cancel()
         _ = await serving.result
+        await api.shutdown()
         await servingPool?.shutdown()
         await pool.shutdown()
         await database?.drop()

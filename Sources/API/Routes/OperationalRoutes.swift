@@ -5,6 +5,9 @@ import NIOCore
 struct OperationalRoutes: Sendable {
     /// Whether the database answers and its schema is the one this build expects.
     let isReady: @Sendable () async -> Bool
+    /// Providers whose credentials the push service refuses: listed, but never a reason to be
+    /// unready, since one bad key must not take every instance out of rotation.
+    let unhealthyProviders: @Sendable () async -> [(name: String, reason: String)]
     let openAPIDocument: String
     let metricsText: @Sendable () -> String
 
@@ -21,7 +24,12 @@ struct OperationalRoutes: Sendable {
                         detail: "the database is unreachable or its migrations are not current",
                         headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
             }
-            return .json(StatusBody(status: "ready"))
+            return .json(
+                ReadyBody(
+                    status: "ready",
+                    unhealthy_providers: await unhealthyProviders().map {
+                        UnhealthyProvider(name: $0.name, reason: $0.reason)
+                    }))
         }
 
         router.add(.GET, "/openapi.yaml") { _ in

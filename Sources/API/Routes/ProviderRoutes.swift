@@ -1,4 +1,5 @@
 import HTTPServer
+import PushDelivery
 import RegistryCore
 import Store
 
@@ -9,9 +10,11 @@ extension APIContext {
             .PUT, "/v1/providers/{name}", body: .json,
             handler: guarded(.admin) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let provider = try Self.provider(
-                    named: request.pathParameters["name"] ?? "", body: try RequestReading.json(request))
-                let (stored, created) = try await providers.put(provider)
+                let write = try ProviderWrite.parse(
+                    name: request.pathParameters["name"] ?? "", body: try RequestReading.json(request))
+                let (stored, created) = try await providers.put(
+                    write.provider, endpoint: write.endpoint?.description,
+                    credentials: try credentialChange(write.credentials, for: write.provider.name))
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })
 
@@ -48,15 +51,13 @@ extension APIContext {
         return name
     }
 
-    /// The PUT body names the service and its fields; the name comes from the path.
-    private static func provider(named name: String, body: JSONValue) throws -> Provider {
-        guard case .object(var fields) = body else { return try Provider.parse(body) }
-        if fields["name"] != nil {
-            throw RegistryError.validation([
-                ValidationError(field: "name", message: "is not a body field: the name is in the path")
-            ])
+    private func credentialChange(_ credentials: ProviderWrite.Credentials, for name: ProviderName) throws
+        -> CredentialChange
+    {
+        switch credentials {
+        case .keep: .keep
+        case .remove: .remove
+        case .replace(let credentials): try credentialStore.replacement(credentials, for: name)
         }
-        fields["name"] = .string(name)
-        return try Provider.parse(.object(fields))
     }
 }

@@ -1,0 +1,44 @@
+import Metrics
+import PushDelivery
+import RegistryCore
+
+/// What `POST /v1/push` counts. Labels are bounded: providers are configured by operators,
+/// statuses are a fixed set, and reasons are the push services' own fixed vocabularies (or ours).
+enum PushMetrics {
+    /// `push_sends_total{provider, service, status, reason}` and, for pushes that reached a push
+    /// service, `push_send_duration_seconds{provider, service}` from request in to its answer.
+    static func record(_ result: PushResult, service: PushService, delivery: DeliveryResult?, duration: Duration?) {
+        let attempts = delivery?.attempts ?? 0
+        let reason =
+            result.status == .skipped
+            ? (result.reason?.hasPrefix("disabled") == true ? "disabled" : "no_section")
+            : (result.reason ?? "")
+        Counter(
+            label: "push_sends_total",
+            dimensions: [
+                ("provider", result.provider), ("service", service.rawValue), ("status", result.status.rawValue),
+                ("reason", reason),
+            ]
+        ).increment()
+        if attempts > 1 {
+            Counter(label: "push_retries_total", dimensions: [("provider", result.provider)]).increment(
+                by: attempts - 1)
+        }
+        if result.status == .expired, delivery != nil, attempts == 0 {
+            Counter(label: "push_expired_before_send_total", dimensions: [("provider", result.provider)]).increment()
+        }
+        if let action = result.action, action == .deleted || action == .disabled {
+            Counter(
+                label: "push_tokens_invalidated_total",
+                dimensions: [("provider", result.provider), ("action", action.rawValue), ("reason", reason)]
+            ).increment()
+        }
+        if let duration {
+            let (seconds, attoseconds) = duration.components
+            Metrics.Timer(
+                label: "push_send_duration_seconds",
+                dimensions: [("provider", result.provider), ("service", service.rawValue)]
+            ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+    }
+}

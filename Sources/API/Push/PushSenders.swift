@@ -1,0 +1,133 @@
+import Logging
+import Metrics
+import PushDelivery
+import RegistryCore
+import Store
+
+/// One sender per provider for the life of the process, built from the provider's stored
+/// credentials on first use and rebuilt only when its credentials, endpoint or topic change; and
+/// which providers the push services currently refuse (`InvalidProviderToken`, FCM 401/403).
+/// Unhealthy is reported, never a reason to stop trying: the key may be fixed at Apple's or
+/// Google's end, and the next accepted push clears it.
+actor PushSenders {
+    enum Sender {
+        case apns(APNsSender)
+        case fcm(FCMSender)
+    }
+
+    /// Why a provider cannot send at all; the reason a push result carries.
+    enum Unusable: Error {
+        case noCredentials
+        case credentialsUnreadable
+    }
+
+    private struct Entry {
+        let version: String
+        let sender: Sender
+    }
+
+    private let factory: PushSenderFactory
+    private let credentialStore: ProviderCredentialStore
+    private let logger: Logger
+    private var entries: [ProviderName: Entry] = [:]
+    private var unhealthy: [ProviderName: String] = [:]
+
+    init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, logger: Logger) {
+        self.factory = factory
+        self.credentialStore = credentialStore
+        self.logger = logger
+    }
+
+    func sender(for stored: StoredProvider) async throws(Unusable) -> Sender {
+        guard let facts = stored.credentials else { throw .noCredentials }
+        let version = [
+            facts.keyFingerprint, facts.teamID ?? "", facts.keyID ?? "", stored.endpoint ?? "",
+            stored.provider.topic ?? "",
+        ].joined(separator: " ")
+        let name = stored.provider.name
+        if let entry = entries[name], entry.version == version { return entry.sender }
+        let sender = try await build(stored)
+        // Another request may have built one meanwhile: keep the first, so one connection pool serves both.
+        if let entry = entries[name], entry.version == version {
+            await Self.shutdown(sender)
+            return entry.sender
+        }
+        if let old = entries[name] { Task { await Self.shutdown(old.sender) } }
+        entries[name] = Entry(version: version, sender: sender)
+        setHealthy(name)
+        return sender
+    }
+
+    private func build(_ stored: StoredProvider) async throws(Unusable) -> Sender {
+        let name = stored.provider.name
+        let credentials: ProviderCredentials
+        do {
+            guard let secret = try await credentialStore.secret(of: name) else { throw Unusable.noCredentials }
+            credentials = try ProviderCredentials.parse(
+                try JSONParser.parse(String(decoding: secret, as: UTF8.self)), service: stored.provider.service)
+        } catch Unusable.noCredentials {
+            throw .noCredentials
+        } catch {
+            // The reason names a missing master key id at most, never the secret.
+            logger.error(
+                "provider credentials cannot be read", metadata: ["provider": "\(name.value)", "error": "\(error)"])
+            throw .credentialsUnreadable
+        }
+        let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
+        switch credentials {
+        case .apns(let apns):
+            return .apns(factory.apns(credentials: apns, bundleID: stored.provider.topic ?? "", endpoint: endpoint))
+        case .fcm(let account):
+            return .fcm(factory.fcm(account: account, endpoint: endpoint))
+        }
+    }
+
+    func setUnhealthy(_ name: ProviderName, reason: String) {
+        if unhealthy.updateValue(reason, forKey: name) == nil {
+            logger.warning(
+                "the push service refuses the provider's credentials",
+                metadata: ["provider": "\(name.value)", "reason": "\(reason)"])
+        }
+        Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(1)
+    }
+
+    func setHealthy(_ name: ProviderName) {
+        guard unhealthy.removeValue(forKey: name) != nil else { return }
+        Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
+    }
+
+    /// Records, for `/metrics`, the connections each provider's current sender has opened
+    /// (`push_connections_opened`) and the provider tokens it signed or access tokens it obtained
+    /// (`push_credentials_issued`).
+    func recordStatistics(of names: Set<ProviderName>) async {
+        for name in names {
+            let statistics: SenderStatistics
+            switch entries[name]?.sender {
+            case .apns(let sender)?: statistics = await sender.statistics
+            case .fcm(let sender)?: statistics = await sender.statistics
+            case nil: continue
+            }
+            Gauge(label: "push_connections_opened", dimensions: [("provider", name.value)])
+                .record(statistics.connectionsOpened)
+            Gauge(label: "push_credentials_issued", dimensions: [("provider", name.value)])
+                .record(statistics.credentialsIssued)
+        }
+    }
+
+    /// Providers whose credentials the push service refused, with its reason, by name.
+    var unhealthyProviders: [(name: String, reason: String)] {
+        unhealthy.map { ($0.key.value, $0.value) }.sorted { $0.name < $1.name }
+    }
+
+    func shutdown() async {
+        for entry in entries.values { await Self.shutdown(entry.sender) }
+        entries = [:]
+    }
+
+    private static func shutdown(_ sender: Sender) async {
+        switch sender {
+        case .apns(let sender): await sender.shutdown()
+        case .fcm(let sender): await sender.shutdown()
+        }
+    }
+}

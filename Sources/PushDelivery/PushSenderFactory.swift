@@ -1,0 +1,36 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Makes a provider's sender from its credentials: everything a sender needs besides them (the
+/// TLS setup with `PUSH_CA_FILE`, the limits, the event loops, the process's APNs provider
+/// tokens), made once per process, so the layers above never touch TLS or HTTP/2.
+public struct PushSenderFactory: Sendable {
+    private let tls: NIOSSLContext
+    private let configuration: SenderConfiguration
+    private let providerTokens: APNsProviderTokens
+    private let group: any EventLoopGroup
+
+    /// Throws when `additionalCAFile` cannot be read: a start-up error, not a send error.
+    public init(
+        additionalCAFile: String?, configuration: SenderConfiguration = SenderConfiguration(),
+        providerTokens: APNsProviderTokens = .shared, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws {
+        tls = try PushTLS.makeContext(additionalCAFile: additionalCAFile)
+        self.configuration = configuration
+        self.providerTokens = providerTokens
+        self.group = group
+    }
+
+    /// With `endpoint`, both APNs environments go there (each on its own connections).
+    public func apns(credentials: APNsCredentials, bundleID: String, endpoint: PushEndpoint?) -> APNsSender {
+        APNsSender(
+            credentials: credentials, bundleID: bundleID, production: endpoint ?? .apnsProduction,
+            sandbox: endpoint ?? .apnsSandbox, tls: tls, providerTokens: providerTokens,
+            configuration: configuration, group: group)
+    }
+
+    public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?) -> FCMSender {
+        FCMSender(account: account, endpoint: endpoint ?? .fcm, tls: tls, configuration: configuration, group: group)
+    }
+}

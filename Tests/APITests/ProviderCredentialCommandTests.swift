@@ -1,0 +1,55 @@
+import Foundation
+import Postgres
+import RegistryCore
+import RegistryCrypto
+import Store
+import TestSupport
+import Testing
+
+/// `device-registry providers set-credentials` and `providers reseal`, run as a process.
+@Suite struct ProviderCredentialCommandTests {
+    @Test func setCredentialsSealsAP8AndResealMovesItToANewMasterKey() async throws {
+        let database = try await TestDatabase.create()
+        let oldKey = try MasterKey.generate()
+        let newKey = try MasterKey.generate()
+        let apnsKey = try SigningKey.generate(.es256)
+        let p8 = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey-\(UUID().uuidString).p8")
+        try Data(try apnsKey.pkcs8PEM().utf8).write(to: p8)
+        defer { try? FileManager.default.removeItem(at: p8) }
+        let environment = ["DATABASE_URL": database.url, "REGISTRY_MASTER_KEY": oldKey.base64url]
+        #expect(
+            try await RegistryProcess.run(
+                ["providers", "add", "ios", "--service", "apns", "--topic", "com.example.app"], environment: environment
+            ).code == 0)
+        let arguments = ["providers", "set-credentials", "ios", "--p8", p8.path, "--key-id", "XYZ987WVU6"]
+        let withoutTeam = try await RegistryProcess.run(arguments, environment: environment)
+        #expect(withoutTeam.code != 0)
+        let withoutMasterKey = try await RegistryProcess.run(
+            arguments + ["--team-id", "ABCDE12345"], environment: ["DATABASE_URL": database.url])
+        #expect(withoutMasterKey.code != 0)
+        #expect(withoutMasterKey.stderr.joined().contains("REGISTRY_MASTER_KEY"))
+        let stored = try await RegistryProcess.run(arguments + ["--team-id", "ABCDE12345"], environment: environment)
+        #expect(stored.code == 0, "\(stored.stderr)")
+        let fingerprint = try apnsKey.verifyingKey().fingerprint()
+        #expect(stored.stdout.joined().contains(fingerprint))
+
+        let resealed = try await RegistryProcess.run(
+            ["providers", "reseal"],
+            environment: [
+                "DATABASE_URL": database.url, "REGISTRY_MASTER_KEY": newKey.base64url,
+                "REGISTRY_OLD_MASTER_KEYS": oldKey.base64url,
+            ])
+        #expect(resealed.code == 0, "\(resealed.stderr)")
+        #expect(resealed.stdout == ["Resealed 1 provider credential."])
+
+        let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: .init(label: "test"))
+        let secret = try await ProviderCredentialStore(pool: pool, sealer: SecretSealer(current: newKey)).secret(
+            of: try ProviderName("ios"))
+        await pool.shutdown()
+        #expect(String(decoding: try #require(secret), as: UTF8.self).contains("ABCDE12345"))
+        let output = (withoutTeam.stdout + withoutTeam.stderr + stored.stdout + stored.stderr + resealed.stderr)
+            .joined(separator: "\n")
+        #expect(!output.contains("PRIVATE KEY"))
+        await database.drop()
+    }
+}

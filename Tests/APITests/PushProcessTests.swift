@@ -1,0 +1,74 @@
+import Foundation
+import MockPush
+import PushTestSupport
+import RegistryCrypto
+import TestSupport
+import Testing
+
+/// `device-registry serve` as a process sending pushes to the mock: the metrics it exposes, and
+/// no secret in them or in its logs.
+@Suite struct PushProcessTests {
+    @Test func pushMetricsAndLogsCarryNoSecret() async throws {
+        let mock = try await MockPushFixture.start()
+        let database = try await TestDatabase.create()
+        let admin = try APIKeySecret.generate()
+        let (server, port) = try await ProcessTests.serve(
+            database.url,
+            [
+                "PUSH_CA_FILE": mock.certificates.caFile, "REGISTRY_MASTER_KEY": try MasterKey.generate().base64url,
+                "REGISTRY_ADMIN_KEY": admin.value,
+            ])
+        func send(_ method: String, _ path: String, _ body: [String: Any]) async throws -> TestResponse {
+            let client = try await HTTPTestClient.connect(port: port)
+            let response = try await client.request(
+                method, path,
+                headers: [("Authorization", "Bearer \(admin.value)"), ("Content-Type", "application/json")],
+                body: String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+            await client.close()
+            return response
+        }
+        let pem = try mock.apnsKey.pkcs8PEM()
+        let put = try await send(
+            "PUT", "/v1/providers/ios",
+            [
+                "service": "apns", "topic": "com.example.app", "endpoint": mock.baseURL,
+                "credentials": ["team_id": mock.teamID, "key_id": mock.keyID, "private_key": pem],
+            ])
+        #expect(put.status == 201, "\(put.body)")
+        _ = try await send(
+            "POST", "/v1/devices", ["user_id": "alice", "provider": "ios", "type": "voip", "token": Tokens.apns(1)])
+        let later = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
+        mock.server.script(
+            MockReply(service: .apns, token: Tokens.apns(1), status: 410, reason: "Unregistered", timestamp: later))
+        _ = try await send(
+            "POST", "/v1/devices", ["user_id": "bob", "provider": "ios", "type": "voip", "token": Tokens.apns(2)])
+        let pushed = try await send(
+            "POST", "/v1/push",
+            ["user_ids": ["alice", "bob"], "apns": ["push_type": "voip", "payload": ["aps": [:]]]])
+        #expect(pushed.status == 200, "\(pushed.body)")
+
+        let metrics = try await ProcessTests.get(port, "/metrics")
+        let samples = PrometheusText.samples(metrics.body)
+        #expect(
+            samples[#"push_sends_total{provider="ios",service="apns",status="sent",reason=""}"#] == 1, "\(metrics.body)"
+        )
+        #expect(
+            samples[#"push_sends_total{provider="ios",service="apns",status="token_invalid",reason="Unregistered"}"#]
+                == 1)
+        #expect(samples[#"push_tokens_invalidated_total{provider="ios",action="deleted",reason="Unregistered"}"#] == 1)
+        #expect(samples[#"push_connections_opened{provider="ios"}"#] == 1)
+        #expect(samples[#"push_credentials_issued{provider="ios"}"#] == 1)
+        #expect(samples.keys.contains { $0.hasPrefix("push_send_duration_seconds_bucket{") })
+
+        server.signal(SIGTERM)
+        try await server.waitForExit(within: .seconds(20))
+        let everything = ([metrics.body, pushed.body] + server.stdout + server.stderr).joined(separator: "\n")
+        for line in pem.split(separator: "\n") where !line.hasPrefix("-----") {
+            #expect(!everything.contains(line))
+        }
+        #expect(!everything.contains("eyJ"))
+        #expect(!everything.contains(Tokens.apns(1)) && !everything.contains(Tokens.apns(2)))
+        await database.drop()
+        try await mock.stop()
+    }
+}
