@@ -27,8 +27,9 @@ public enum Hex {
         return output
     }
 
-    /// The value of one hex digit of either case (also for `%XX` escapes); nil for any other byte.
-    static func digitValue(_ byte: UInt8) -> UInt8? {
+    /// The value of one hex digit of either case (also for `%XX` and JSON `\uXXXX` escapes); nil
+    /// for any other byte.
+    public static func digitValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -1,3 +1,5 @@
+import Encodings
+
 /// Strict RFC 8259 JSON text to a `JSONValue`. Every request body goes through here; decoding
 /// through `JSONDecoder` into the `JSONValue` enum (a failed `try?` per type tried, per value) cost
 /// more CPU than the rest of a registration's handling together.
@@ -198,14 +200,7 @@ public struct JSONParser: ~Copyable {
         guard index + 4 <= bytes.count else { throw error() }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error()
-            }
+            guard let digit = Hex.digitValue(bytes[index]) else { throw error() }
             value = value << 4 | UInt32(digit)
             index += 1
         }
