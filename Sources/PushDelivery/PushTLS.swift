@@ -4,12 +4,21 @@ import NIOSSL
 /// bundle in `PUSH_CA_FILE` when given (tests, proxies). Certificate and host name verification
 /// are always on; ALPN offers only `h2`, which both push services require.
 public enum PushTLS {
+    public struct CAFileError: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "PUSH_CA_FILE \(path) holds no PEM certificate that can be read" }
+    }
+
+    /// Throws `CAFileError` when the bundle cannot be read. The bundle is read here, not by the
+    /// context: NIOSSL's context leaks its half-made SSL_CTX when it throws on a bad trust file.
     public static func makeContext(additionalCAFile: String?) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .fullVerification
         configuration.trustRoots = .default
         if let additionalCAFile {
-            configuration.additionalTrustRoots = [.file(additionalCAFile)]
+            let certificates = (try? NIOSSLCertificate.fromPEMFile(additionalCAFile)) ?? []
+            guard !certificates.isEmpty else { throw CAFileError(path: additionalCAFile) }
+            configuration.additionalTrustRoots = [.certificates(certificates)]
         }
         configuration.applicationProtocols = ["h2"]
         return try NIOSSLContext(configuration: configuration)
