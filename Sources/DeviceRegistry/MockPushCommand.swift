@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import MockPush
+import PushDelivery
+import RegistryCore
 import RegistryCrypto
 
 /// `device-registry mock-push`: the test suite's stand-in for APNs and FCM, for pointing a local
@@ -50,27 +52,17 @@ struct MockPushCommand: AsyncParsableCommand {
             server.registerAPNsKey(teamID: parts[0], keyID: parts[1], publicKey: try key.verifyingKey())
         }
         for file in serviceAccounts {
-            let account = try JSONDecoder().decode(
-                ServiceAccountFile.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-            let key = try SigningKey(pem: account.privateKey, algorithm: .rs256)
+            // Read as `providers set-credentials` reads it, so both accept the same files.
+            guard let json = try? JSONParser.parse(try String(contentsOfFile: file, encoding: .utf8)) else {
+                throw ValidationError("--fcm-service-account \(file) is not JSON")
+            }
+            let account = try FCMServiceAccount(json: json)
             server.registerFCMAccount(
-                clientEmail: account.clientEmail, projectID: account.projectID, publicKey: try key.verifyingKey())
+                clientEmail: account.clientEmail, projectID: account.projectID,
+                publicKey: try account.key.verifyingKey())
         }
         // Flushed at once: a script waiting for this line reads a pipe, which print() buffers.
         FileHandle.standardOutput.write(Data("mock push listening on https://\(host):\(server.port)\n".utf8))
         try await server.waitUntilClosed()
-    }
-
-    /// The fields of a Google service account file the mock needs.
-    struct ServiceAccountFile: Decodable {
-        let clientEmail: String
-        let projectID: String
-        let privateKey: String
-
-        enum CodingKeys: String, CodingKey {
-            case clientEmail = "client_email"
-            case projectID = "project_id"
-            case privateKey = "private_key"
-        }
     }
 }
