@@ -1,0 +1,109 @@
+import Foundation
+import Postgres
+import RegistryCore
+
+/// Call events by id: the claim that makes them idempotent across instances, their results, and
+/// their pruning.
+public struct CallEventStore: Sendable {
+    let pool: PostgresPool
+
+    /// An id posted again within this window is a duplicate (or a conflict); after it, the id is
+    /// a new event: a call platform's retries come within minutes, and an id seen again a day
+    /// later is a new call that happens to reuse it, which must ring.
+    public static let dedupeWindow: TimeInterval = 86_400
+
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    private static let columns = "id, digest, type, state, deadline, result::text AS result, created_at, finished_at"
+
+    /// Inserts the id as `running`, or takes over a row older than the dedupe window; otherwise
+    /// returns the row that holds the id. One statement: two instances claiming the same id at
+    /// once are serialised by its primary key, and exactly one gets `.claimed`.
+    public func claim(id: String, digest: String, type: String, deadline: Date) async throws -> CallEventClaim {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                let claimed = try connection.queryPrepared(
+                    """
+                    INSERT INTO call_events AS e (id, digest, type, state, deadline) VALUES ($1, $2, $3, 'running', $4)
+                    ON CONFLICT (id) DO UPDATE
+                       SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = 'running',
+                           deadline = EXCLUDED.deadline, result = NULL, created_at = clock_timestamp(),
+                           finished_at = NULL
+                     WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
+                    RETURNING \(Self.columns)
+                    """, [id, digest, type, deadline, Int(Self.dedupeWindow)]
+                ).rows.first
+                if let claimed { return .claimed(try Self.decode(claimed)) }
+                // The row that won cannot have gone since: only the prune deletes, and only old rows.
+                let existing = try connection.queryPrepared(
+                    "SELECT \(Self.columns) FROM call_events WHERE id = $1", [id]
+                ).rows[0]
+                return .existing(try Self.decode(existing))
+            }
+        }
+    }
+
+    /// Stores the results of a claimed event and marks it done.
+    public func finish(id: String, resultJSON: String) async throws {
+        try await StoreFailure.translating {
+            _ = try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    UPDATE call_events SET state = 'done', result = $2::jsonb, finished_at = clock_timestamp()
+                     WHERE id = $1 AND state = 'running'
+                    """, [id, resultJSON])
+            }
+        }
+    }
+
+    /// Gives a claimed id back when nothing was sent for it (the devices could not be read), so
+    /// the platform's retry is a first post rather than a wait for a result that never comes.
+    public func release(id: String) async throws {
+        try await StoreFailure.translating {
+            _ = try await pool.withConnection { connection in
+                try connection.queryPrepared("DELETE FROM call_events WHERE id = $1 AND state = 'running'", [id])
+            }
+        }
+    }
+
+    public func find(id: String) async throws -> StoredCallEvent? {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared("SELECT \(Self.columns) FROM call_events WHERE id = $1", [id]).rows.first
+                    .map(Self.decode)
+            }
+        }
+    }
+
+    /// Deletes events created before `cutoff`, `batchSize` rows per transaction so no long lock
+    /// or transaction builds up; returns how many.
+    public func prune(createdBefore cutoff: Date, batchSize: Int = 1000) async throws -> Int {
+        try await StoreFailure.translating {
+            precondition(batchSize > 0, "a prune batch holds at least one row")
+            var total = 0
+            while true {
+                let deleted = try await pool.withConnection { connection in
+                    try connection.queryPrepared(
+                        """
+                        DELETE FROM call_events WHERE id = ANY (ARRAY(
+                            SELECT id FROM call_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
+                            FOR UPDATE SKIP LOCKED))
+                        """, [cutoff, batchSize]
+                    ).affectedRows
+                }
+                total += deleted
+                if deleted < batchSize { return total }
+            }
+        }
+    }
+
+    private static func decode(_ row: PostgresRow) throws -> StoredCallEvent {
+        guard let state = StoredCallEvent.State(rawValue: try row.string("state")) else {
+            throw RegistryError.internal(reason: "call_events.state holds an unknown state")
+        }
+        return StoredCallEvent(
+            id: try row.string("id"), digest: try row.string("digest"), type: try row.string("type"), state: state,
+            deadline: try row.date("deadline"), resultJSON: row["result"], createdAt: try row.date("created_at"),
+            finishedAt: try row.optionalDate("finished_at"))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A call event's row: who claimed its id, whether its sending has finished, and its results.
+public struct StoredCallEvent: Sendable, Equatable {
+    public enum State: String, Sendable {
+        /// The first poster is sending (or crashed while sending: see `isAbandoned`).
+        case running
+        case done
+    }
+
+    public var id: String
+    /// SHA-256 of the event's canonical form, hex.
+    public var digest: String
+    public var type: String
+    public var state: State
+    /// When the first poster stops sending.
+    public var deadline: Date
+    /// The per-device results as the API wrote them (a JSON array); nil while running.
+    public var resultJSON: String?
+    public var createdAt: Date
+    public var finishedAt: Date?
+
+    /// How long after its deadline a row still `running` is taken for a crashed poster's: the
+    /// poster writes its results within moments of the deadline, so this is the time a slow
+    /// database gets to take that write.
+    public static let abandonMargin: TimeInterval = 10
+
+    /// Still `running` long after its poster stopped sending: the poster died before writing its
+    /// results. Nothing more is sent for it (its deadline has passed), and waiting ends.
+    public func isAbandoned(at now: Date) -> Bool {
+        state == .running && now > deadline.addingTimeInterval(Self.abandonMargin)
+    }
+}
+
+/// What claiming an event id found.
+public enum CallEventClaim: Sendable, Equatable {
+    /// The id was free (or its last use older than the dedupe window): the caller sends.
+    case claimed(StoredCallEvent)
+    /// The id is taken within the window; the caller answers from this row.
+    case existing(StoredCallEvent)
+}
