@@ -1,9 +1,10 @@
 import RegistryCore
 
-/// One device's line in the `POST /v1/push` answer. Carries a hint of the token (its last 8
-/// characters), never the token: a `push:send` key must not learn full tokens.
-struct PushResult: Encodable {
-    enum Status: String, Encodable {
+/// One device's line in the `POST /v1/push` and call-event answers. Carries a hint of the token
+/// (its last 8 characters), never the token: a `push:send` key must not learn full tokens.
+/// Decodable because a call event's results are stored and answered again (duplicates, history).
+struct PushResult: Codable {
+    enum Status: String, Codable {
         case sent
         case tokenInvalid = "token_invalid"
         case rejected, failed, expired, skipped
@@ -31,6 +32,18 @@ struct PushResult: Encodable {
         result.status = status
         result.reason = reason
         return result
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try container.decode(String.self, forKey: .provider)
+        type = try container.decode(String.self, forKey: .type)
+        device_id = try container.decodeIfPresent(String.self, forKey: .device_id)
+        token_hint = try container.decode(String.self, forKey: .token_hint)
+        status = try container.decode(Status.self, forKey: .status)
+        service_id = try container.decodeIfPresent(String.self, forKey: .service_id)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        action = try container.decodeIfPresent(FeedbackAction.self, forKey: .action)
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -16,7 +16,9 @@ extension APIContext {
                 let deadline = ContinuousClock.now + push.deadline
                 let providers = Dictionary(
                     try await providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
-                let targets = try await devices(of: push)
+                let targets = try await targetDevices(of: push.userIDs) {
+                    push.targets(type: $0.type, provider: $0.provider)
+                }
                 try Self.checkPayloadFits(push, targets: targets)
                 let results = await withTaskGroup(of: (Int, PushResult).self) { group in
                     for (index, device) in targets.enumerated() {
@@ -33,16 +35,19 @@ extension APIContext {
             })
     }
 
-    /// Every targeted device, disabled ones included (they are listed as skipped), in a stable
-    /// order: users as requested, then provider, type and token.
-    private func devices(of push: PushRequest) async throws -> [Device] {
+    /// Every device of `users` that `keep` keeps, disabled ones included (they are listed as
+    /// skipped), in a stable order: users as given, then provider, type and token. Shared by the
+    /// push and call-event routes, so both list devices alike.
+    func targetDevices(of users: [UserID], where keep: @escaping @Sendable (Device) -> Bool) async throws
+        -> [Device]
+    {
         try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
-            for (index, user) in push.userIDs.enumerated() {
+            for (index, user) in users.enumerated() {
                 group.addTask { (index, try await devices.devices(of: user, includeDisabled: true)) }
             }
-            var byUser = [[Device]](repeating: [], count: push.userIDs.count)
+            var byUser = [[Device]](repeating: [], count: users.count)
             for try await (index, devices) in group {
-                byUser[index] = devices.filter { push.targets(type: $0.type, provider: $0.provider) }.sorted {
+                byUser[index] = devices.filter(keep).sorted {
                     ($0.provider.value, $0.type.rawValue, $0.token.value) < (
                         $1.provider.value, $1.type.rawValue, $1.token.value
                     )
