@@ -10,7 +10,9 @@ struct APIContext: Sendable {
     let providers: ProviderStore
     let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
+    let callEvents: CallEventStore
     let pushSenders: PushSenders
+    let callComposers: CallComposerSetup
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

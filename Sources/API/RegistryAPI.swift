@@ -1,3 +1,4 @@
+import CallPush
 import HTTPServer
 import Logging
 import PushDelivery
@@ -17,6 +18,9 @@ public struct RegistryAPI: Sendable {
         public var trustedProxies = TrustedProxies.none
         /// The text served at `/openapi.yaml`.
         public var openAPIDocument = ""
+        /// `DIALSTACK_WEBHOOK_SECRET`: checks the DialStack webhook's signatures; nil answers the
+        /// webhook 503, saying how to configure it.
+        public var dialStackSignature: DialStackSignature?
         public init() {}
     }
 
@@ -24,25 +28,29 @@ public struct RegistryAPI: Sendable {
     let operational: OperationalRoutes
     let keyCache: KeyCache
     let batchBodyLimit: Int
+    let dialStackSignature: DialStackSignature?
 
     /// `isReady` answers `/readyz`: whether the database answers with the schema this build
     /// expects. `senders` makes each provider's push sender, once per process.
     public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
-        senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool, configuration: Configuration,
+        callEvents: CallEventStore, senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
+        configuration: Configuration,
         logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
         let pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
         context = APIContext(
-            devices: devices, providers: providers, credentialStore: credentials, keys: keys, pushSenders: pushSenders,
+            devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
+            pushSenders: pushSenders, callComposers: CallComposerSetup(),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
                 cache: keyCache, trustedProxies: configuration.trustedProxies),
             events: RegistryEvents(), logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
+        dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
             isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
             openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
@@ -71,6 +79,8 @@ public struct RegistryAPI: Sendable {
         context.addBulkRoutes(to: &router, batchBodyLimit: batchBodyLimit)
         context.addTransferRoutes(to: &router)
         context.addPushRoutes(to: &router)
+        context.addCallEventRoutes(to: &router)
+        context.addDialStackWebhookRoute(to: &router, signature: dialStackSignature)
         return router
     }
 

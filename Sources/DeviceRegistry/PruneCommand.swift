@@ -6,23 +6,36 @@ import Store
 struct PruneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "Delete devices not seen for a while, in bounded batches, and print how many.")
+        abstract:
+            "Delete devices not seen for a while and call events older than their history is kept, in bounded batches, and print how many."
+    )
+
+    /// A call event's history is kept a week: long enough for "why didn't my phone ring on
+    /// Friday?" on a Monday; its id dedupes for 24 h of that (`CallEventStore.dedupeWindow`).
+    static let callEventsKeptFor = "7d"
 
     @Option(help: "Age past which a device is stale, e.g. 270d (Firebase's inactivity limit), 12h, 90m.")
     var notSeenFor: String = "270d"
-    @Option(help: "Devices deleted per transaction.") var batchSize: Int = 1000
+    @Option(help: "Age past which a call event's history is deleted, e.g. 7d, 48h.")
+    var callEventsKeptFor: String = PruneCommand.callEventsKeptFor
+    @Option(help: "Devices (and call events) deleted per transaction.") var batchSize: Int = 1000
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.bootstrap(toStandardError: true)
         let age = try PruneCommand.age(notSeenFor, option: "--not-seen-for")
+        let kept = try PruneCommand.age(callEventsKeptFor, option: "--call-events-kept-for")
         guard batchSize > 0 else { throw ConfigurationError("--batch-size must be positive") }
-        let deleted = try await database.withPool(logger: logger) { pool in
-            try await DeviceStore(pool: pool).prune(
+        let (devices, events) = try await database.withPool(logger: logger) { pool in
+            let devices = try await DeviceStore(pool: pool).prune(
                 notSeenSince: Date().addingTimeInterval(-age), batchSize: batchSize)
+            let events = try await CallEventStore(pool: pool).prune(
+                createdBefore: Date().addingTimeInterval(-kept), batchSize: batchSize)
+            return (devices, events)
         }
-        print("Pruned \(deleted) device\(deleted == 1 ? "" : "s") not seen for \(notSeenFor).")
+        print("Pruned \(devices) device\(devices == 1 ? "" : "s") not seen for \(notSeenFor).")
+        print("Pruned \(events) call event\(events == 1 ? "" : "s") older than \(callEventsKeptFor).")
     }
 
     /// Seconds in a duration like `270d`, or one clear line saying what is expected.

@@ -4,14 +4,18 @@ import Logging
 import ServiceLifecycle
 import Store
 
-/// `serve --prune-every`: deletes stale devices on a schedule, counting them in the metrics.
+/// `serve --prune-every`: deletes stale devices and old call events on a schedule, counting the
+/// devices in the metrics.
 struct PruneService: Service {
     struct Schedule: Sendable {
         var every: TimeInterval
         var notSeenFor: TimeInterval
+        /// How long a call event's history is kept (`GET /v1/call-events/{id}`).
+        var callEventsKeptFor: TimeInterval
     }
 
     let devices: DeviceStore
+    let callEvents: CallEventStore
     let schedule: Schedule
     let logger: Logger
 
@@ -28,6 +32,13 @@ struct PruneService: Service {
                 logger.info("pruned stale devices", metadata: ["deleted": "\(deleted)"])
             } catch {
                 logger.warning("prune failed; will try again next time", metadata: ["error": "\(error)"])
+            }
+            do {
+                let deleted = try await callEvents.prune(
+                    createdBefore: Date().addingTimeInterval(-schedule.callEventsKeptFor))
+                logger.info("pruned old call events", metadata: ["deleted": "\(deleted)"])
+            } catch {
+                logger.warning("call event prune failed; will try again next time", metadata: ["error": "\(error)"])
             }
         }
     }

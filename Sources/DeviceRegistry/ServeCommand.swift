@@ -1,6 +1,7 @@
 import API
 import ArgumentParser
 import CMalloc
+import CallPush
 import Foundation
 import HTTPServer
 import Logging
@@ -53,6 +54,12 @@ struct ServeCommand: AsyncParsableCommand {
             "What the periodic prune deletes: devices not seen for this long. (env: PRUNE_NOT_SEEN_FOR, default: 270d)")
     var pruneNotSeenFor: String?
 
+    @Option(
+        help:
+            "What the periodic prune deletes: call events (their history) older than this. (env: CALL_EVENTS_KEPT_FOR, default: 7d)"
+    )
+    var callEventsKeptFor: String?
+
     @Option(help: "An openapi.yaml to serve instead of the one compiled in. (env: OPENAPI_PATH, default: compiled in)")
     var openapiPath: String?
 
@@ -82,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
         apiConfiguration.openAPIDocument = try ResourceLocator.openAPIDocument(
             override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
+        apiConfiguration.dialStackSignature = try Self.dialStackSignature()
         let setup = DatabaseSetup(
             migrator: Migrator(migrations: try database.migrations()),
             migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),
@@ -120,10 +128,11 @@ struct ServeCommand: AsyncParsableCommand {
                 maxLag: replica.maxLag, logger: logger)
         }
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
+        let callEvents = CallEventStore(pool: pool)
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
-            senders: senders,
+            callEvents: callEvents, senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(
@@ -137,7 +146,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
         if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
         if let pruner {
-            services.append(.init(service: PruneService(devices: devices, schedule: pruner, logger: logger)))
+            services.append(
+                .init(service: PruneService(devices: devices, callEvents: callEvents, schedule: pruner, logger: logger))
+            )
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -151,9 +162,24 @@ struct ServeCommand: AsyncParsableCommand {
     private func pruneSchedule() throws -> PruneService.Schedule? {
         guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else { return nil }
         let age = Setting.optional(pruneNotSeenFor, env: "PRUNE_NOT_SEEN_FOR") ?? "270d"
+        let kept = Setting.optional(callEventsKeptFor, env: "CALL_EVENTS_KEPT_FOR") ?? PruneCommand.callEventsKeptFor
         return PruneService.Schedule(
             every: try PruneCommand.age(every, option: "--prune-every"),
-            notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"))
+            notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"),
+            callEventsKeptFor: try PruneCommand.age(kept, option: "--call-events-kept-for"))
+    }
+
+    /// `DIALSTACK_WEBHOOK_SECRET`, from the environment only (a secret has no place in a command
+    /// line); nil when unset or empty.
+    private static func dialStackSignature() throws -> DialStackSignature? {
+        guard let secrets = ProcessInfo.processInfo.environment["DIALSTACK_WEBHOOK_SECRET"], !secrets.isEmpty else {
+            return nil
+        }
+        do {
+            return try DialStackSignature(secrets: secrets)
+        } catch {
+            throw ConfigurationError("DIALSTACK_WEBHOOK_SECRET \(error.message)")
+        }
     }
 
     private static func exposition(_ registry: PrometheusCollectorRegistry) -> String {

@@ -70,7 +70,7 @@ public final class TestServer: Sendable {
             devices: DeviceStore(pool: served, userDeviceCap: options.userDeviceCap),
             providers: ProviderStore(pool: served),
             credentials: ProviderCredentialStore(pool: served, sealer: options.sealer),
-            keys: APIKeyStore(pool: served),
+            keys: APIKeyStore(pool: served), callEvents: CallEventStore(pool: served),
             senders: try PushSenderFactory(additionalCAFile: options.pushCAFile, configuration: options.sender),
             isReady: { await migrator.isReady(served) }, configuration: api,
             logger: logger, metricsText: { "" })

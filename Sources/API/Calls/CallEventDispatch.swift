@@ -1,0 +1,99 @@
+import CallPush
+import Foundation
+import HTTPServer
+import RegistryCore
+import Store
+
+/// Runs each call event id once across every instance: the first poster claims the id in the
+/// database and sends; a post of the same id with the same body answers the first one's result
+/// (`duplicate`), with another body is 409. See `CallEventStore` for the window.
+struct CallEventDispatch {
+    let context: APIContext
+
+    /// `POST /v1/call-events`: the first post's results, or the earlier post's. A duplicate that
+    /// arrives while the first is still sending waits for it, at most until its deadline and the
+    /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
+    func post(_ event: CallEvent) async throws -> CallEventAnswer {
+        switch try await claim(event) {
+        case .claimed(let row):
+            return try await start(event, row).value
+        case .existing(var row):
+            try Self.checkSameEvent(event, row)
+            var pause = Duration.milliseconds(5)
+            while row.state == .running, !row.isAbandoned(at: Date()) {
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(200))
+                // Gone only when pruned; an id that old is not waited on.
+                guard let current = try await context.callEvents.find(id: event.id) else { break }
+                row = current
+            }
+            return try duplicate(event, row)
+        }
+    }
+
+    /// The DialStack webhook: answers within `budget` whatever the push services do. A first
+    /// post that has not finished by then goes on in the background and records its results; a
+    /// redelivery is answered at once from what is stored (DialStack only needs the 200).
+    func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
+        switch try await claim(event) {
+        case .claimed(let row):
+            let sending = start(event, row)
+            return try await withThrowingTaskGroup(of: CallEventAnswer?.self) { group in
+                group.addTask { try await sending.value }
+                group.addTask {
+                    try await Task.sleep(for: budget)
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return try first ?? CallEventAnswer(row, duplicate: false)
+            }
+        case .existing(let row):
+            try Self.checkSameEvent(event, row)
+            return try duplicate(event, row)
+        }
+    }
+
+    private func claim(_ event: CallEvent) async throws -> CallEventClaim {
+        let deadline = CallEventSending.deadline(of: event, now: Date())
+        return try await context.callEvents.claim(
+            id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
+    }
+
+    /// Sends in a task of its own, so a client that hangs up (or a webhook answered early) does
+    /// not cancel pushes half-way or leave the id running. When the devices cannot be read,
+    /// nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
+    private func start(_ event: CallEvent, _ row: StoredCallEvent) -> Task<CallEventAnswer, any Error> {
+        Task { [context] in
+            CallEventMetrics.event(event.type, .sent)
+            let results: [PushResult]
+            do {
+                results = try await CallEventSending(event: event, context: context).run()
+            } catch {
+                try? await context.callEvents.release(id: event.id)
+                throw error
+            }
+            let json = String(decoding: try JSONEncoder().encode(results), as: UTF8.self)
+            // Pushes went out: a failure to record them is a 503 whose retry finds the id running
+            // and, after its deadline, abandoned — never a second ring.
+            try await context.callEvents.finish(id: event.id, resultJSON: json)
+            return CallEventAnswer(row, results: results, finishedAt: Date())
+        }
+    }
+
+    private func duplicate(_ event: CallEvent, _ row: StoredCallEvent) throws -> CallEventAnswer {
+        let answer = try CallEventAnswer(row, duplicate: true)
+        CallEventMetrics.event(event.type, answer.state == .abandoned ? .abandoned : .duplicate)
+        return answer
+    }
+
+    /// The same id must carry the same event: another body under it is a client bug, 409.
+    private static func checkSameEvent(_ event: CallEvent, _ row: StoredCallEvent) throws {
+        guard row.digest != event.digest else { return }
+        CallEventMetrics.event(event.type, .conflict)
+        throw Problem(
+            status: .conflict, title: "Conflict",
+            detail: "call event \(event.id) was posted before with a different body; use a new id for a new event",
+            errors: [FieldError(field: "id", message: "was used for a different call event within the last 24 h")])
+    }
+}

@@ -1,0 +1,89 @@
+import CallPush
+import Foundation
+import PushDelivery
+import RegistryCore
+import Store
+
+/// Sends one call event to every device of its users, each in its provider's format and by the
+/// token rule (`DeliveryRule`), every push through `DeviceSend`. Knows nothing of idempotency:
+/// `CallEventDispatch` runs it once per event id.
+struct CallEventSending {
+    /// The longest a non-ringing event is sent for, however long its ttl (which only sets how long
+    /// APNs and FCM keep it): the send API's own default deadline.
+    static let maximumSendWindow: TimeInterval = 30
+
+    let event: CallEvent
+    let context: APIContext
+
+    /// When sending stops: the event's expiry for a ring, at most `maximumSendWindow` from `now`.
+    static func deadline(of event: CallEvent, now: Date) -> Date {
+        min(event.expiresAt, now.addingTimeInterval(maximumSendWindow))
+    }
+
+    /// Every device's result in a stable order (users as given, then provider, type, token).
+    /// Throws only when the devices or providers cannot be read: then nothing was sent.
+    func run() async throws -> [PushResult] {
+        let providers = Dictionary(
+            try await context.providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let targets = try await context.targetDevices(of: event.userIDs) { _ in true }
+        let keys = try await context.callComposers.payloadKeys(of: targets)
+        let now = Date()
+        let deadline =
+            ContinuousClock.now + .milliseconds(Int64(Self.deadline(of: event, now: now).timeIntervalSince(now) * 1000))
+        let results = await withTaskGroup(of: (Int, PushResult).self) { group in
+            for (index, device) in targets.enumerated() {
+                let provider = providers[device.provider]
+                let key = keys[device.token.value]
+                group.addTask { (index, await send(to: device, provider: provider, key: key, deadline: deadline)) }
+            }
+            var results = [PushResult?](repeating: nil, count: targets.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+        await context.pushSenders.recordStatistics(of: Set(targets.map(\.provider)))
+        return results
+    }
+
+    private func send(
+        to device: Device, provider: StoredProvider?, key: PayloadKey?, deadline: ContinuousClock.Instant
+    ) async -> PushResult {
+        let started = ContinuousClock.now
+        let (result, delivery) = await deliver(to: device, provider: provider, key: key, deadline: deadline)
+        if let delivery {
+            PushMetrics.record(
+                result, service: device.type.service, delivery: delivery, duration: started.duration(to: .now))
+        }
+        CallEventMetrics.devicePushed(event.type, status: result.status)
+        return result
+    }
+
+    private func deliver(
+        to device: Device, provider: StoredProvider?, key: PayloadKey?, deadline: ContinuousClock.Instant
+    ) async -> (PushResult, DeliveryResult?) {
+        let result = PushResult(device: device)
+        if let reason = device.disabledReason { return (result.finished(.skipped, reason: "disabled: \(reason)"), nil) }
+        guard let provider else { return (result.finished(.failed, reason: "ProviderNotFound"), nil) }
+        let target = PushTarget(
+            userID: device.userID, tokenType: device.type, bundleID: provider.provider.topic,
+            deviceID: device.deviceID, payloadKey: key)
+        let composed: ComposedPush
+        do {
+            composed = try context.callComposers.composer(for: provider).compose(event, for: target, now: Date())
+        } catch {
+            context.logger.error(
+                "a call push could not be composed",
+                metadata: ["provider": "\(provider.provider.name.value)", "error": "\(error)"])
+            return (result.finished(.failed, reason: "PayloadSealingFailed"), nil)
+        }
+        switch composed.decision {
+        case .skipped(let reason): return (result.finished(.skipped, reason: reason), nil)
+        case .expired(let reason): return (result.finished(.expired, reason: reason), nil)
+        case .apns, .fcm: break
+        }
+        guard let message = CallPushMessage.message(for: composed) else {
+            return (result.finished(.failed, reason: "PayloadNotComposed"), nil)
+        }
+        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline)
+            .deliver(context: context, senders: context.pushSenders)
+    }
+}
