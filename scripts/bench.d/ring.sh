@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `scripts/bench ring` (issue 14): DialStack webhooks in, VoIP pushes out, against
+# `device-registry mock-push` (APNs over TLS and HTTP/2 on loopback). Not a test: it prints figures
+# and never asserts. Every webhook is a new `call.mobile_push_wakeup` for one user with one VoIP
+# device, so each one claims its event id, sends one push and records the result.
+#   (1) BENCH_RING_RATE (200) webhooks/s, open loop, for BENCH_SECONDS: p50/p99 from each webhook's
+#       scheduled start to its 200, which comes after the mock accepted the push (webhook in →
+#       push out and acknowledged; the mock records arrival times to the second only)
+#   (2) BENCH_CONNECTIONS (64) concurrent webhooks, closed loop (wrk): rings/s
+# Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_RING_RATE=200.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+ensure_packages wrk time
+
+seconds=${BENCH_SECONDS:-20}
+connections=${BENCH_CONNECTIONS:-64}
+threads=${BENCH_THREADS:-2}
+rate=${BENCH_RING_RATE:-200}
+export LOG_LEVEL=${LOG_LEVEL:-warning}
+here=scripts/bench.d
+team=ABCDE12345 kid=XYZ987WVU6
+
+bin=$(registry_binary release)
+data=$PWD/.data/bench-ring-$$
+tmp=$(mktemp -d)
+service_pid= mock_pid=
+cleanup() {
+  for pid in $service_pid $mock_pid; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  stop_cluster "$data"
+  rm -rf "$data" "$tmp"
+}
+trap cleanup EXIT
+
+# A throwaway CA, a certificate for localhost, and the APNs key the mock accepts.
+p256=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+openssl req -x509 "${p256[@]}" -keyout "$tmp/ca.key" -out "$tmp/ca.pem" -days 2 -subj /CN=bench-ca \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
+openssl req "${p256[@]}" -keyout "$tmp/server.key" -out "$tmp/server.csr" -subj /CN=localhost 2>/dev/null
+openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.pem" -CAkey "$tmp/ca.key" -out "$tmp/server.pem" -days 2 \
+  -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1) 2>/dev/null
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
+
+mock_port=$(free_port)
+"$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" \
+  --apns-key "$team:$kid:$tmp/AuthKey.p8" >"$tmp/mock.log" 2>&1 &
+mock_pid=$!
+for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done
+
+pg_port=$(free_port)
+start_cluster "$data" "$pg_port"
+DATABASE_URL=$(fresh_database "$pg_port" device_registry)
+PORT=$(free_port)
+admin=drk_$(openssl rand 32 | basenc --base64url | tr -d '=\n')
+secret=whsec_$(openssl rand -hex 24)
+REGISTRY_MASTER_KEY=$(openssl rand 32 | basenc --base64url | tr -d '=\n')
+PUSH_CA_FILE=$tmp/ca.pem
+DIALSTACK_WEBHOOK_SECRET=$secret
+export DATABASE_URL PORT REGISTRY_MASTER_KEY PUSH_CA_FILE DIALSTACK_WEBHOOK_SECRET
+base=http://127.0.0.1:$PORT
+REGISTRY_ADMIN_KEY=$admin "$bin" serve >"$tmp/service.log" 2>&1 &
+service_pid=$!
+wait_ready "$base" 60
+
+api() { curl -sf -X "$1" "$base$2" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d @-; }
+python3 -c 'import json, sys; print(json.dumps({"service": "apns", "topic": "com.example.app", "endpoint": sys.argv[1],
+  "credentials": {"team_id": sys.argv[2], "key_id": sys.argv[3], "private_key": open(sys.argv[4]).read()}}))' \
+  "https://localhost:$mock_port" "$team" "$kid" "$tmp/AuthKey.p8" | api PUT /v1/providers/ios >/dev/null
+echo "{\"user_id\":\"ring-user\",\"provider\":\"ios\",\"type\":\"voip\",\"token\":\"$(printf 'c%063x' 1)\"}" |
+  api POST /v1/devices >/dev/null
+# One ring first: the APNs connection and provider token are made outside the measurements.
+IFS=$'\t' read -r signature body < <(python3 "$here/ring_tools.py" signed "$secret" ring-user 1 first)
+first=$(curl -sf -X POST "$base/v1/webhooks/dialstack" -H 'Content-Type: application/json' \
+  -H "X-DialStack-Signature: $signature" -d "$body")
+grep -q '"status":"sent"' <<<"$first" || { echo "the first ring was not sent: $first" >&2; exit 1; }
+
+echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/')"
+echo "== $bin; mock APNs over TLS on https://localhost:$mock_port"
+
+# (1) Paced webhooks: latency from webhook in to push out.
+read -r rung failed p50 p99 < <(python3 "$here/ring_tools.py" paced "$base" "$secret" ring-user "$rate" "$seconds")
+echo "(1) $rate webhooks/s for ${seconds}s: $rung rung, $failed failed; webhook in → push out p50 $p50 ms," \
+  "p99 $p99 ms (target p99 ≤ 20 ms)"
+
+# (2) 64 concurrent webhooks, as fast as they are answered.
+python3 "$here/ring_tools.py" signed "$secret" ring-user $((6000 * seconds)) "wrk-$$" >"$tmp/signed.tsv"
+python3 "$here/ring_tools.py" signed "$secret" ring-user 4000 "warm-$$" >"$tmp/warm.tsv"
+wrk -t"$threads" -c"$connections" -d1s -s "$here/ring.lua" "$base" -- "$tmp/warm.tsv" "$threads" >/dev/null
+output=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$here/ring.lua" "$base" -- "$tmp/signed.tsv" "$threads")
+line=$(grep '^BENCH ' <<<"$output") || { echo "$output" >&2; exit 1; }
+declare -A f=()
+for pair in ${line#BENCH }; do f[${pair%%=*}]=${pair#*=}; done
+sent=$(psql -XtA "$DATABASE_URL" -c "SELECT count(*) FROM call_events
+  WHERE id LIKE 'wrk-$$-%' AND result @> '[{\"status\": \"sent\"}]'")
+printf '(2) %d concurrent webhooks: %.0f rings/s (%d answered, %d rung at the mock), p50 %.1f ms, p99 %.1f ms, errors %d\n' \
+  "$connections" "$(awk -v r="${f[requests]}" -v d="${f[duration_us]}" 'BEGIN { print r / (d / 1e6) }')" \
+  "${f[requests]}" "$sent" "$(awk -v v="${f[p50_us]}" 'BEGIN { print v / 1000 }')" \
+  "$(awk -v v="${f[p99_us]}" 'BEGIN { print v / 1000 }')" $((f[status_errors] + f[socket_errors] + f[timeouts]))
+warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
+((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; tail -n 3 "$tmp/service.log"; }
