@@ -4,8 +4,9 @@ import Testing
 
 /// The concurrency cases across three `serve` processes on one database, each compared with the
 /// same run against one process: requests are spread round-robin over the instances, and what
-/// the clients see and what the table holds must be the same. (Call-event idempotency and the
-/// APNs provider token shared across instances come with the push sender.)
+/// the clients see and what the table holds must be the same. (The APNs provider token shared
+/// across instances comes with the push sender; call-event idempotency across instances is in
+/// MultiInstanceCallEventTests.)
 @Suite("Several instances on one database")
 struct MultiInstanceTests {
     static let cap = 5

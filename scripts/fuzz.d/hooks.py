@@ -155,6 +155,9 @@ SEMANTIC_FIELDS = {
         "user_ids[", "apns", "deadline", "apns.expiration", "apns.payload", "apns.priority", "apns.collapse_id",
         "fcm.message", "fcm.message.",
     },
+    # ttl over 60s for a ring; ringing_at over 60 s ahead; ids and user ids over 255 bytes; call
+    # metadata over 2 KiB; an id posted before with another event is 409 (allowed above).
+    "POST /v1/call-events": {"id", "ttl", "ringing_at", "user_ids", "user_ids[", "call.", "caller."},
 }
 
 

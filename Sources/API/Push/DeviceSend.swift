@@ -25,7 +25,6 @@ struct DeviceSend {
     /// The device's result, and the sender's when a push service was asked.
     func deliver(context: APIContext, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
         let result = PushResult(device: device)
-        let name = provider.provider.name
         let delivery: DeliveryResult
         do {
             switch (try await senders.sender(for: provider), message) {

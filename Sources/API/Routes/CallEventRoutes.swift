@@ -20,8 +20,10 @@ extension APIContext {
             .GET, "/v1/call-events/{id}",
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let id = request.pathParameters["id"] ?? ""
-                guard let row = try await callEvents.find(id: id) else { throw RegistryError.notFound("call event") }
+                // Event ids follow user ids' rules; one that breaks them was never stored.
+                guard let id = try? UserID(request.pathParameters["id"] ?? "").value,
+                    let row = try await callEvents.find(id: id)
+                else { throw RegistryError.notFound("call event") }
                 return .json(try CallEventAnswer(row, duplicate: nil))
             })
     }
