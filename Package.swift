@@ -56,7 +56,8 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "Postgres", .product(name: "Logging", package: "swift-log"),
+                "RegistryCore", "RegistryCrypto", "CallPush", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -105,6 +106,7 @@ let package = Package(
             name: "API",
             dependencies: [
                 "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "PushDelivery", "PushRules",
+                "CallPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -200,7 +202,7 @@ let package = Package(
             name: "APITests",
             dependencies: [
                 "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
-                "PushDelivery",
+                "PushDelivery", "CallPush",
                 "PushRules", "PushTestSupport", "MockPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
