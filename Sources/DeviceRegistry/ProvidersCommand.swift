@@ -121,7 +121,8 @@ struct ProvidersCommand: AsyncParsableCommand {
 
     struct Reseal: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Seal every provider's credentials again under REGISTRY_MASTER_KEY.",
+            abstract:
+                "Seal every provider's credentials and every device's payload key again under REGISTRY_MASTER_KEY.",
             discussion: """
                 To rotate the master key: set REGISTRY_MASTER_KEY to the new key and list the old one in \
                 REGISTRY_OLD_MASTER_KEYS (for this command and every running instance), run this, then drop the old key.
@@ -132,10 +133,13 @@ struct ProvidersCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let sealer = try MasterKeySetting.sealer()
-            let resealed = try await database.withPool(logger: logger) {
-                try await ProviderCredentialStore(pool: $0, sealer: sealer).resealAll()
+            let (credentials, payloadKeys) = try await database.withPool(logger: logger) { pool in
+                let store = ProviderCredentialStore(pool: pool, sealer: sealer)
+                return (try await store.resealAll(), try await store.payloadKeys.resealAll())
             }
-            print("Resealed \(resealed) provider credential\(resealed == 1 ? "" : "s").")
+            print(
+                "Resealed \(credentials) provider credential\(credentials == 1 ? "" : "s") "
+                    + "and \(payloadKeys) payload key\(payloadKeys == 1 ? "" : "s").")
         }
     }
 }

@@ -40,7 +40,7 @@ import Testing
                 "REGISTRY_OLD_MASTER_KEYS": oldKey.base64url,
             ])
         #expect(resealed.code == 0, "\(resealed.stderr)")
-        #expect(resealed.stdout == ["Resealed 1 provider credential."])
+        #expect(resealed.stdout == ["Resealed 1 provider credential and 0 payload keys."])
 
         let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: .init(label: "test"))
         let secret = try await ProviderCredentialStore(pool: pool, sealer: SecretSealer(current: newKey)).secret(
