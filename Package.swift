@@ -123,7 +123,7 @@ let package = Package(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
-                "EmbeddedResources", "MockPush", "PushDelivery",
+                "EmbeddedResources", "MockPush", "PushDelivery", "CallPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

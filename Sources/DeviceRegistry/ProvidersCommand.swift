@@ -1,5 +1,6 @@
 import API
 import ArgumentParser
+import CallPush
 import Foundation
 import PushDelivery
 import RegistryCore
@@ -17,15 +18,22 @@ struct ProvidersCommand: AsyncParsableCommand {
         @Option(help: "For apns: the app's bundle id, e.g. com.example.app.") var topic: String?
         @Option(help: "For fcm (optional): the Firebase project id or sender id, used by SIP registrations.")
         var projectId: String?
+        @Option(
+            help:
+                "The payload shape the app parses when its phones ring: stream, dialstack, react-native, flexisip or signalwire."
+        )
+        var callFormat: CallFormat = .stream
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions
 
+        /// Like `PUT /v1/providers/{name}`, every field is replaced (templates too: none); the
+        /// credentials are kept.
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let provider = try Provider(
                 name: try ProviderName(name, field: "name"), service: service, topic: topic, projectID: projectId)
             let (_, created) = try await database.withPool(logger: logger) {
-                try await ProviderStore(pool: $0).put(provider)
+                try await ProviderStore(pool: $0).put(provider, callFormat: callFormat)
             }
             print("\(created ? "Added" : "Updated") provider \(name).")
         }
@@ -145,3 +153,4 @@ struct ProvidersCommand: AsyncParsableCommand {
 }
 
 extension PushService: ExpressibleByArgument {}
+extension CallFormat: ExpressibleByArgument {}
