@@ -45,7 +45,11 @@ public struct RegistryAPI: Sendable {
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
             isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
-            openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+            openAPIDocument: configuration.openAPIDocument,
+            metricsText: {
+                await pushSenders.recordStatistics()
+                return metricsText()
+            })
     }
 
     /// Feed `APIKeyChanges` here. Live keys are cached only while revocations are being heard;
