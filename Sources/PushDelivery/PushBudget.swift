@@ -41,7 +41,8 @@ public final class PushBudget: Sendable {
     }
 
     /// Runs `body` holding a slot of `lane`; nil, without running it, when no slot came before
-    /// `deadline` or the task was cancelled while waiting.
+    /// `deadline` or the task was cancelled while waiting. A free slot is taken at once, even
+    /// past the deadline: `body` judges its own deadline, so only the wait is blamed on the budget.
     public func withSlot<T>(
         _ lane: Lane, before deadline: ContinuousClock.Instant, _ body: () async throws -> T
     ) async rethrows -> T? {
@@ -55,7 +56,6 @@ public final class PushBudget: Sendable {
     public var waiting: Int { state.withLockedValue { $0.interactive.count + $0.bulk.count } }
 
     func acquire(_ lane: Lane, before deadline: ContinuousClock.Instant) async -> Bool {
-        guard ContinuousClock.now < deadline else { return false }
         let id: UInt64? = state.withLockedValue { state in
             if canStart(lane, state) {
                 start(lane, &state)
@@ -65,6 +65,7 @@ public final class PushBudget: Sendable {
             return state.nextID
         }
         guard let id else { return true }
+        guard ContinuousClock.now < deadline else { return false }
         let timer = Task {
             try await Task.sleep(until: deadline)
             self.stopWaiting(id)
