@@ -195,7 +195,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
+            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
