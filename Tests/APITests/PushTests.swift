@@ -239,11 +239,20 @@ struct PushTests {
             }
             _ = try await server.register(user: "bob", token: Tokens.fcm(1), provider: "android", type: "fcm")
             setup.mock.server.script(MockReply(service: .apns, delayMilliseconds: 60_000, times: 5))
+            let clock = ContinuousClock()
+            let hungStart = clock.now
             async let hung = push(server, ["user_ids": ["alice"], "deadline": "2s"])
             try await Task.sleep(for: .milliseconds(200))
+            let healthyStart = clock.now
             let healthy = try await push(server, ["user_ids": ["bob"]])
+            let healthyAnswered = clock.now
             let hungResults = try await hung
             #expect(healthy[0]["status"] as? String == "sent")
+            // Answered while the full budget's pushes still waited for their deadline.
+            #expect(healthyAnswered < hungStart + .seconds(2))
+            print(
+                "healthy provider's push latency while another's budget is full: \(healthyStart.duration(to: healthyAnswered))"
+            )
             #expect(hungResults.allSatisfy { $0["status"] as? String == "expired" })
             #expect(hungResults.count { $0["reason"] as? String == "ProviderBusy" } == 1)
             #expect(setup.mock.server.recordedRequests.count { $0.endpoint == .apns } == 2)
