@@ -47,6 +47,8 @@ public struct RegistryAPI: Sendable {
             isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
             openAPIDocument: configuration.openAPIDocument,
             metricsText: {
+                // The push gauges (open connections and streams, pushes in flight) are read at
+                // each scrape, so they fall when nothing is being sent as well as rise.
                 await pushSenders.recordStatistics()
                 return metricsText()
             })
