@@ -86,6 +86,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -196,7 +197,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
+            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",

@@ -45,7 +45,13 @@ public struct RegistryAPI: Sendable {
         batchBodyLimit = configuration.batchBodyLimit
         operational = OperationalRoutes(
             isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
-            openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+            openAPIDocument: configuration.openAPIDocument,
+            metricsText: {
+                // The push gauges (open connections and streams, pushes in flight) are read at
+                // each scrape, so they fall when nothing is being sent as well as rise.
+                await pushSenders.recordStatistics()
+                return metricsText()
+            })
     }
 
     /// Feed `APIKeyChanges` here. Live keys are cached only while revocations are being heard;

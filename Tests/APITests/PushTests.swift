@@ -17,15 +17,17 @@ struct PushTests {
     }
 
     /// A server trusting the mock's CA, with `ios` (APNs) and `android` (FCM) providers whose
-    /// credentials the mock knows, both pointed at the mock.
-    func withPushServer(_ body: (Setup) async throws -> Void) async throws {
+    /// credentials the mock knows, both pointed at the mock; each provider may have `concurrency`
+    /// pushes in flight.
+    func withPushServer(concurrency: Int = 256, _ body: (Setup) async throws -> Void) async throws {
         let mock = try await MockPushFixture.start()
         var options = TestServer.Options()
         options.pushCAFile = mock.certificates.caFile
         options.sender = SenderConfiguration(
             maximumConnections: 2, connectTimeout: .seconds(5), attemptTimeout: .seconds(5),
             retryPolicy: RetryPolicy(
-                initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 3))
+                initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 3),
+            concurrency: concurrency)
         do {
             try await withTestServer(options) { server in
                 let ios = try await server.request(
@@ -223,6 +225,37 @@ struct PushTests {
             // The healthy answer came while the hung request still waited for its deadline.
             #expect(healthyStart + healthyLatency < hungStart + .seconds(3))
             print("healthy provider's push latency while another hung: \(healthyLatency)")
+        }
+    }
+
+    /// A provider limited to two pushes in flight, its endpoint hung: two pushes wait on the
+    /// mock, the third never gets a slot and is expired at its deadline without being sent, and
+    /// another provider's push goes through meanwhile.
+    @Test func aPushBeyondItsProvidersConcurrencyExpiresUnsentWhileAnotherProviderSends() async throws {
+        try await withPushServer(concurrency: 2) { setup in
+            let server = setup.server
+            for index in 1...3 {
+                _ = try await server.register(user: "alice", token: Tokens.apns(index), provider: "ios", type: "voip")
+            }
+            _ = try await server.register(user: "bob", token: Tokens.fcm(1), provider: "android", type: "fcm")
+            setup.mock.server.script(MockReply(service: .apns, delayMilliseconds: 60_000, times: 5))
+            let clock = ContinuousClock()
+            let hungStart = clock.now
+            async let hung = push(server, ["user_ids": ["alice"], "deadline": "2s"])
+            try await Task.sleep(for: .milliseconds(200))
+            let healthyStart = clock.now
+            let healthy = try await push(server, ["user_ids": ["bob"]])
+            let healthyAnswered = clock.now
+            let hungResults = try await hung
+            #expect(healthy[0]["status"] as? String == "sent")
+            // Answered while the full budget's pushes still waited for their deadline.
+            #expect(healthyAnswered < hungStart + .seconds(2))
+            print(
+                "healthy provider's push latency while another's budget is full: \(healthyStart.duration(to: healthyAnswered))"
+            )
+            #expect(hungResults.allSatisfy { $0["status"] as? String == "expired" })
+            #expect(hungResults.count { $0["reason"] as? String == "ProviderBusy" } == 1)
+            #expect(setup.mock.server.recordedRequests.count { $0.endpoint == .apns } == 2)
         }
     }
 
