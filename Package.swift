@@ -56,7 +56,8 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "Postgres", .product(name: "Logging", package: "swift-log"),
+                "RegistryCore", "RegistryCrypto", "CallPush", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -85,6 +86,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -195,14 +197,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "TestSupport"],
+            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
             dependencies: [
                 "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
-                "PushDelivery",
-                "PushRules", "PushTestSupport", "MockPush", "CallPush",
+                "PushDelivery", "CallPush",
+                "PushRules", "PushTestSupport", "MockPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

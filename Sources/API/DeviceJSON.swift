@@ -1,3 +1,4 @@
+import CallPush
 import Encodings
 import Foundation
 import HTTPServer
@@ -45,10 +46,11 @@ enum DeviceJSON {
 
     /// The answer to a registration: `{"device","evicted_tokens","previous_user_id"?,
     /// "replaced_token"?,"result"}`.
-    static func registrationBody(_ outcome: RegistrationOutcome) -> ByteBuffer {
+    /// `payloadKey` is the key this registration stored, shown here once and never again.
+    static func registrationBody(_ outcome: RegistrationOutcome, payloadKey: PayloadKey? = nil) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(640)
-        writeRegistration(outcome, to: &buffer)
+        writeRegistration(outcome, payloadKey: payloadKey, to: &buffer)
         return buffer
     }
 
@@ -105,7 +107,8 @@ enum DeviceJSON {
 
     /// A batch item adds its `index` and `status`, in their sorted places.
     private static func writeRegistration(
-        _ outcome: RegistrationOutcome, index: Int? = nil, status: Int? = nil, to buffer: inout ByteBuffer
+        _ outcome: RegistrationOutcome, index: Int? = nil, payloadKey: PayloadKey? = nil, status: Int? = nil,
+        to buffer: inout ByteBuffer
     ) {
         buffer.writeStaticString(#"{"device":"#)
         write(outcome.device, to: &buffer)
@@ -114,6 +117,10 @@ enum DeviceJSON {
         if let index {
             buffer.writeStaticString(#","index":"#)
             buffer.writeString(String(index))
+        }
+        if let payloadKey {
+            buffer.writeStaticString(#","payload_key":"#)
+            writeString(Data(payloadKey.bytes).base64EncodedString(), to: &buffer)
         }
         if let previous = outcome.previousUserID {
             buffer.writeStaticString(#","previous_user_id":"#)

@@ -1,8 +1,11 @@
+import CallPush
 import PushDelivery
 import RegistryCore
 
-/// A `PUT /v1/providers/{name}` body: the provider's own fields, its optional `endpoint`, and
-/// what to do with its credentials — absent keeps them, `null` removes them, an object replaces
+/// A `PUT /v1/providers/{name}` body: the provider's own fields, its optional `endpoint`,
+/// `call_format` (default `stream`) and `templates` (default none) — each replaced like the
+/// provider's other fields, so a PUT without them resets them — and what to do with its
+/// credentials — absent keeps them, `null` removes them, an object replaces
 /// them once the key in it has signed a test message. Every problem is reported at once.
 struct ProviderWrite {
     enum Credentials {
@@ -13,6 +16,8 @@ struct ProviderWrite {
 
     let provider: Provider
     let endpoint: PushEndpoint?
+    let callFormat: CallFormat
+    let templates: NotificationTemplates
     let credentials: Credentials
 
     /// The name comes from the path; the body must not repeat it.
@@ -28,6 +33,8 @@ struct ProviderWrite {
         fields["name"] = .string(name)
         let endpointValue = fields.removeValue(forKey: "endpoint")
         let credentialsValue = fields.removeValue(forKey: "credentials")
+        let callFormatValue = fields.removeValue(forKey: "call_format")
+        let templatesValue = fields.removeValue(forKey: "templates")
         var provider: Provider?
         do throws(ValidationErrors) {
             provider = try Provider.parse(.object(fields))
@@ -42,6 +49,21 @@ struct ProviderWrite {
             do throws(ValidationError) { endpoint = try PushEndpoint(url) } catch { errors.append(error) }
         case let other?:
             errors.append(ValidationError(field: "endpoint", message: "must be an https URL, not \(other.typeName)"))
+        }
+        var callFormat = CallFormat.stream
+        switch callFormatValue {
+        case nil, .null?:
+            break
+        case .string(let raw)?:
+            do throws(ValidationError) { callFormat = try CallFormat(raw) } catch { errors.append(error) }
+        case let other?:
+            errors.append(ValidationError(field: "call_format", message: "must be a string, not \(other.typeName)"))
+        }
+        var templates = NotificationTemplates.none
+        if let templatesValue, templatesValue != .null {
+            do throws(ValidationErrors) { templates = try NotificationTemplates.parse(templatesValue) } catch {
+                errors += error.errors
+            }
         }
         var credentials = Credentials.keep
         switch credentialsValue {
@@ -68,6 +90,8 @@ struct ProviderWrite {
             }
         }
         guard errors.isEmpty, let provider else { throw ValidationErrors(errors) }
-        return ProviderWrite(provider: provider, endpoint: endpoint, credentials: credentials)
+        return ProviderWrite(
+            provider: provider, endpoint: endpoint, callFormat: callFormat, templates: templates,
+            credentials: credentials)
     }
 }

@@ -43,7 +43,7 @@ public struct RegistryAPI: Sendable {
         let pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
         context = APIContext(
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
-            pushSenders: pushSenders, callComposers: CallComposerSetup(),
+            pushSenders: pushSenders, callComposers: CallComposerSetup(payloadKeys: credentials.payloadKeys),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -53,7 +53,13 @@ public struct RegistryAPI: Sendable {
         dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
             isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
-            openAPIDocument: configuration.openAPIDocument, metricsText: metricsText)
+            openAPIDocument: configuration.openAPIDocument,
+            metricsText: {
+                // The push gauges (open connections and streams, pushes in flight) are read at
+                // each scrape, so they fall when nothing is being sent as well as rise.
+                await pushSenders.recordStatistics()
+                return metricsText()
+            })
     }
 
     /// Feed `APIKeyChanges` here. Live keys are cached only while revocations are being heard;

@@ -1,3 +1,4 @@
+import CallPush
 import Encodings
 import RegistryCore
 import Store
@@ -20,6 +21,8 @@ struct ProviderBody: Encodable {
     let topic: String?
     let project_id: String?
     let endpoint: String?
+    let call_format: String
+    let templates: [String: TemplateBody]
     let credentials_configured: Bool
     let credentials: CredentialsBody?
     let created_at: String
@@ -31,6 +34,11 @@ struct ProviderBody: Encodable {
         topic = stored.provider.topic
         project_id = stored.provider.projectID
         endpoint = stored.endpoint
+        call_format = stored.callFormat.rawValue
+        templates = Dictionary(
+            uniqueKeysWithValues: stored.templates.entries.map { type, entry in
+                (type.rawValue, TemplateBody(title: entry.title?.source, body: entry.body?.source))
+            })
         credentials_configured = stored.credentials != nil
         credentials = stored.credentials.map(CredentialsBody.init)
         created_at = RFC3339.format(stored.createdAt)
@@ -44,14 +52,23 @@ struct ProviderBody: Encodable {
         try container.encode(topic, forKey: .topic)
         try container.encode(project_id, forKey: .project_id)
         try container.encode(endpoint, forKey: .endpoint)
+        try container.encode(call_format, forKey: .call_format)
+        try container.encode(templates, forKey: .templates)
         try container.encode(credentials_configured, forKey: .credentials_configured)
         try container.encode(credentials, forKey: .credentials)
         try container.encode(created_at, forKey: .created_at)
         try container.encode(updated_at, forKey: .updated_at)
     }
     private enum CodingKeys: String, CodingKey {
-        case name, service, topic, project_id, endpoint, credentials_configured, credentials, created_at, updated_at
+        case name, service, topic, project_id, endpoint, call_format, templates, credentials_configured, credentials
+        case created_at, updated_at
     }
+}
+
+/// One event type's templates as saved; an absent `title` or `body` is left out.
+struct TemplateBody: Encodable {
+    let title: String?
+    let body: String?
 }
 /// What may be shown of stored credentials: ids and the public key's fingerprint.
 struct CredentialsBody: Encodable {

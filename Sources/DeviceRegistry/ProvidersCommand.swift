@@ -1,5 +1,6 @@
 import API
 import ArgumentParser
+import CallPush
 import Foundation
 import PushDelivery
 import RegistryCore
@@ -17,15 +18,22 @@ struct ProvidersCommand: AsyncParsableCommand {
         @Option(help: "For apns: the app's bundle id, e.g. com.example.app.") var topic: String?
         @Option(help: "For fcm (optional): the Firebase project id or sender id, used by SIP registrations.")
         var projectId: String?
+        @Option(
+            help:
+                "The payload shape the app parses when its phones ring: stream, dialstack, react-native, flexisip or signalwire."
+        )
+        var callFormat: CallFormat = .stream
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions
 
+        /// Like `PUT /v1/providers/{name}`, every field is replaced (templates too: none); the
+        /// credentials are kept.
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let provider = try Provider(
                 name: try ProviderName(name, field: "name"), service: service, topic: topic, projectID: projectId)
             let (_, created) = try await database.withPool(logger: logger) {
-                try await ProviderStore(pool: $0).put(provider)
+                try await ProviderStore(pool: $0).put(provider, callFormat: callFormat)
             }
             print("\(created ? "Added" : "Updated") provider \(name).")
         }
@@ -121,7 +129,8 @@ struct ProvidersCommand: AsyncParsableCommand {
 
     struct Reseal: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Seal every provider's credentials again under REGISTRY_MASTER_KEY.",
+            abstract:
+                "Seal every provider's credentials and every device's payload key again under REGISTRY_MASTER_KEY.",
             discussion: """
                 To rotate the master key: set REGISTRY_MASTER_KEY to the new key and list the old one in \
                 REGISTRY_OLD_MASTER_KEYS (for this command and every running instance), run this, then drop the old key.
@@ -132,12 +141,16 @@ struct ProvidersCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let sealer = try MasterKeySetting.sealer()
-            let resealed = try await database.withPool(logger: logger) {
-                try await ProviderCredentialStore(pool: $0, sealer: sealer).resealAll()
+            let (credentials, payloadKeys) = try await database.withPool(logger: logger) { pool in
+                let store = ProviderCredentialStore(pool: pool, sealer: sealer)
+                return (try await store.resealAll(), try await store.payloadKeys.resealAll())
             }
-            print("Resealed \(resealed) provider credential\(resealed == 1 ? "" : "s").")
+            print(
+                "Resealed \(credentials) provider credential\(credentials == 1 ? "" : "s") "
+                    + "and \(payloadKeys) payload key\(payloadKeys == 1 ? "" : "s").")
         }
     }
 }
 
 extension PushService: ExpressibleByArgument {}
+extension CallFormat: ExpressibleByArgument {}

@@ -69,6 +69,18 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var pushCaFile: String?
 
+    @Option(
+        help:
+            "Pushes one provider may have in flight; more wait, each until its deadline. (env: PUSH_PROVIDER_CONCURRENCY, default: 256)"
+    )
+    var pushProviderConcurrency: Int?
+
+    @Option(
+        help:
+            "The fraction of a provider's in-flight pushes background jobs may hold, 0–1. (env: PUSH_JOB_SHARE, default: 0.5)"
+    )
+    var pushJobShare: Double?
+
     func run() async throws {
         // glibc gives threads that allocate at once arenas of their own and keeps what is freed in
         // them: with the event loops and a thread per pool connection, one 1,000-item batch left
@@ -99,10 +111,26 @@ struct ServeCommand: AsyncParsableCommand {
             adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
         let pruner = try pruneSchedule()
         let sealer = try MasterKeySetting.sealer()
+        var senderConfiguration = SenderConfiguration()
+        senderConfiguration.concurrency = try Setting.resolve(
+            pushProviderConcurrency, env: "PUSH_PROVIDER_CONCURRENCY", default: senderConfiguration.concurrency,
+            valid: { $0 >= 1 }, expected: "a positive number")
+        senderConfiguration.bulkShare = try Setting.resolve(
+            pushJobShare, env: "PUSH_JOB_SHARE", default: senderConfiguration.bulkShare,
+            valid: { (0...1).contains($0) }, expected: "a fraction from 0 to 1")
+        let pool = PostgresPool(configuration: try database.configuration(), logger: logger)
+        // Every instance on the database signs one APNs provider token per key and renewal window.
+        // Without a master key no credentials can be opened, so nothing is signed at all.
+        let providerTokens = APNsProviderTokens(
+            store: sealer.map {
+                DatabaseProviderTokens(store: SharedProviderTokenStore(pool: pool, sealer: $0), logger: logger)
+            })
         // One per process: the TLS setup every push connection uses, checked before serving.
         let senders: PushSenderFactory
         do {
-            senders = try PushSenderFactory(additionalCAFile: Setting.optional(pushCaFile, env: "PUSH_CA_FILE"))
+            senders = try PushSenderFactory(
+                additionalCAFile: Setting.optional(pushCaFile, env: "PUSH_CA_FILE"), configuration: senderConfiguration,
+                providerTokens: providerTokens)
         } catch {
             throw ConfigurationError("PUSH_CA_FILE cannot be used: \(error)")
         }
@@ -111,7 +139,6 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         BuildInfo.record()
 
-        let pool = PostgresPool(configuration: try database.configuration(), logger: logger)
         // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
         // unreachable database does not: the server starts, /readyz says 503, setup retries.
         let setupService = try await setup.runOrDefer(pool: pool, logger: logger)

@@ -1,44 +1,112 @@
 import Foundation
+import Metrics
+import NIOConcurrencyHelpers
 import RegistryCrypto
 
-/// The APNs provider token (an ES256 JWT) for one key, signed once and reused: Apple accepts a
-/// token for an hour and refuses new ones more often than every 20 minutes
-/// (`TooManyProviderTokenUpdates`), so it is renewed after 50 minutes, or when APNs answers
-/// `ExpiredProviderToken` for it.
+/// The APNs provider token (an ES256 JWT) for one key, as this process uses it: kept in memory
+/// and reused without asking anyone while it is younger than the renewal age
+/// (`APNsProviderTokenRenewal`), so a push never waits for the database. When it reaches that
+/// age, or APNs refuses it, the deployment's shared `store` decides under its lock: the token
+/// another instance already stored is adopted, and only when that one is due too is a new one
+/// signed and stored. Without a store, or while it fails, this process signs for itself by the
+/// same rules (the store reports the failure).
 actor APNsProviderToken {
-    static let renewalAge: TimeInterval = 50 * 60
+    typealias Renewal = APNsProviderTokenRenewal
 
     private struct Claims: Encodable {
         let iss: String
         let iat: Int
     }
 
+    let key: APNsProviderTokenKey
     private let credentials: APNsCredentials
+    private let store: (any APNsProviderTokenStore)?
     private let now: @Sendable () -> Date
-    private var current: (token: String, issuedAt: Date)?
-    /// Tokens signed so far, for tests and metrics.
+    private var current: APNsSignedToken?
+    /// The store's answer being awaited; every caller meanwhile awaits the same one.
+    private var refreshing: Task<APNsSignedToken, any Error>?
+    /// Tokens this process signed, and tokens it took from the store that another one signed.
     private(set) var signings = 0
+    private(set) var adoptions = 0
 
-    init(credentials: APNsCredentials, now: @escaping @Sendable () -> Date = Date.init) {
+    init(
+        credentials: APNsCredentials, store: (any APNsProviderTokenStore)? = nil,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.credentials = credentials
+        key = APNsProviderTokenKey(credentials)
+        self.store = store
         self.now = now
     }
 
-    func token() throws -> String {
-        let now = now()
-        if let current, now.timeIntervalSince(current.issuedAt) < Self.renewalAge { return current.token }
-        let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let token = try JSONWebToken.sign(
-            claims: Claims(iss: credentials.teamID, iat: Int(issuedAt.timeIntervalSince1970)),
-            keyID: credentials.keyID, with: credentials.key)
-        current = (token, issuedAt)
-        signings += 1
+    func token() async throws -> String {
+        if let refreshing { return try await refreshing.value.jwt }
+        if let current, Renewal.isFresh(current, now: now()) { return current.jwt }
+        return try await refresh(.due).jwt
+    }
+
+    /// APNs said `jwt` has expired: it is replaced, unless it is no longer the current token
+    /// (a late answer, or another instance renewed first — the store then hands out that one).
+    func expired(_ jwt: String) async {
+        if let refreshing { _ = try? await refreshing.value }
+        guard current?.jwt == jwt else { return }
+        _ = try? await refresh(.expired(jwt: jwt))
+    }
+
+    /// APNs answered `TooManyProviderTokenUpdates` to `jwt`: another instance has put a newer
+    /// token in use. That one is adopted when the store has it; nothing is ever signed for this
+    /// answer, since signing is what it complains about.
+    func refused(_ jwt: String) async {
+        guard current?.jwt == jwt, let store, let stored = try? await store.current(key), stored.jwt != jwt,
+            Renewal.isFresh(stored, now: now())
+        else { return }
+        use(stored, signedHere: false)
+    }
+
+    private func refresh(_ cause: Renewal.Cause) async throws -> APNsSignedToken {
+        let task = Task { try await self.obtain(cause) }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
+    }
+
+    private func obtain(_ cause: Renewal.Cause) async throws -> APNsSignedToken {
+        let (credentials, now) = (credentials, now)
+        let signed = NIOLockedValueBox<APNsSignedToken?>(nil)
+        let sign: @Sendable () throws -> APNsSignedToken = {
+            let token = try Self.sign(credentials, at: now())
+            signed.withLockedValue { $0 = token }
+            return token
+        }
+        var token: APNsSignedToken
+        if let store,
+            let stored = try? await store.update(key, { try Renewal.reuse($0, cause: cause, now: now()) ?? sign() })
+        {
+            token = stored
+        } else {
+            token = try Renewal.reuse(current, cause: cause, now: now()) ?? sign()
+        }
+        use(token, signedHere: signed.withLockedValue { $0 == token })
         return token
     }
 
-    /// APNs said `token` has expired: the next `token()` signs a new one. An older token than
-    /// the current one changes nothing — another request already caused the renewal.
-    func expired(_ token: String) {
-        if current?.token == token { current = nil }
+    private func use(_ token: APNsSignedToken, signedHere: Bool) {
+        guard token != current else { return }
+        current = token
+        if signedHere {
+            signings += 1
+            Counter(label: "push_provider_token_renewals_total", dimensions: [("key_id", key.keyID)]).increment()
+        } else {
+            adoptions += 1
+            Counter(label: "push_provider_tokens_adopted_total", dimensions: [("key_id", key.keyID)]).increment()
+        }
+    }
+
+    private static func sign(_ credentials: APNsCredentials, at now: Date) throws -> APNsSignedToken {
+        let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let jwt = try JSONWebToken.sign(
+            claims: Claims(iss: credentials.teamID, iat: Int(issuedAt.timeIntervalSince1970)),
+            keyID: credentials.keyID, with: credentials.key)
+        return APNsSignedToken(jwt: jwt, issuedAt: issuedAt)
     }
 }

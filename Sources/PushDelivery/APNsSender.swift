@@ -18,7 +18,7 @@ public final class APNsSender: Sendable {
     public init(
         credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
         sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext, providerTokens: APNsProviderTokens = .shared,
-        configuration: SenderConfiguration = SenderConfiguration(),
+        configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.bundleID = bundleID
@@ -30,21 +30,23 @@ public final class APNsSender: Sendable {
         }
         self.production = pool(production)
         self.sandbox = pool(sandbox)
-        loop = AttemptLoop(policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout)
+        loop = AttemptLoop(
+            policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
+            budget: budget ?? configuration.makeBudget())
     }
 
     /// Sends `payload` (the JSON APNs delivers) to `token` and retries transient failures until
     /// `deadline` or the notification's `apns-expiration`, whichever comes first, with the same
     /// `apnsID` on every attempt. A payload over the limit for its push type is rejected without
-    /// sending.
+    /// sending. `lane` is the provider budget's lane the push waits in (see `PushBudget`).
     public func send(
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
-        apnsID: UUID = UUID(), deadline: ContinuousClock.Instant
+        apnsID: UUID = UUID(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
         // The token becomes part of the request path: anything but hex is what APNs calls
         // BadDeviceToken, so it gets that answer's verdict without a request that could go astray.
         guard !token.isEmpty, token.allSatisfy(\.isHexDigit) else {
-            return await loop.run(until: deadline) { _ in
+            return await loop.run(until: deadline, lane: lane) { _ in
                 APNsAnswer(status: 400, reason: "BadDeviceToken").outcome(receivedAt: Date())
             }
         }
@@ -58,7 +60,7 @@ public final class APNsSender: Sendable {
             deadline = min(deadline, .now + .milliseconds(Int64(expiration.timeIntervalSinceNow * 1000)))
         }
         let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
-        return await loop.run(until: deadline) { timeout in
+        return await loop.run(until: deadline, lane: lane) { timeout in
             let jwt: String
             do {
                 jwt = try await providerToken.token()
@@ -78,7 +80,11 @@ public final class APNsSender: Sendable {
                 status: response.status, apnsID: response.header("apns-id"), retryAfter: response.header("retry-after"),
                 body: response.body, receivedAt: receivedAt
             ).outcome(receivedAt: receivedAt)
-            if case .credentialExpired = outcome { await providerToken.expired(jwt) }
+            switch outcome {
+            case .credentialExpired: await providerToken.expired(jwt)
+            case .transient(reason: "TooManyProviderTokenUpdates", _): await providerToken.refused(jwt)
+            default: break
+            }
             return outcome
         }
     }
@@ -88,7 +94,9 @@ public final class APNsSender: Sendable {
         get async {
             SenderStatistics(
                 connectionsOpened: await production.connectionsOpened + sandbox.connectionsOpened,
-                credentialsIssued: await providerToken.signings)
+                credentialsIssued: await providerToken.signings, credentialsAdopted: await providerToken.adoptions,
+                openConnections: await production.openConnections + sandbox.openConnections,
+                openStreams: await production.openStreams + sandbox.openStreams)
         }
     }
 

@@ -1,15 +1,28 @@
 import PushRules
 
 /// Runs a push's attempts until one gives a final outcome or the deadline or attempt budget says
-/// stop. Shared by the APNs and FCM senders so both retry by the same rules.
+/// stop, holding one of the provider's in-flight slots throughout. Shared by the APNs and FCM
+/// senders so both retry by the same rules.
 struct AttemptLoop {
     let policy: RetryPolicy
     let attemptTimeout: Duration
+    let budget: PushBudget
+
+    /// A push that gets no slot of the provider's budget before its deadline is expired without
+    /// an attempt, under this reason.
+    static let noSlotReason = "ProviderBusy"
+
+    func run(
+        until deadline: ContinuousClock.Instant, lane: PushBudget.Lane, _ attempt: (Duration) async -> PushOutcome
+    ) async -> DeliveryResult {
+        await budget.withSlot(lane, before: deadline) { await attempts(until: deadline, attempt) }
+            ?? DeliveryResult(status: .expired(reason: Self.noSlotReason), attempts: 0)
+    }
 
     /// `attempt` gets the time it may take. A `credentialExpired` outcome is retried once at
     /// once (the attempt has already dropped the refused credential); a second one is an auth
     /// failure.
-    func run(
+    private func attempts(
         until deadline: ContinuousClock.Instant, _ attempt: (Duration) async -> PushOutcome
     ) async -> DeliveryResult {
         let clock = ContinuousClock()

@@ -16,7 +16,7 @@ public final class FCMSender: Sendable {
 
     public init(
         account: FCMServiceAccount, endpoint: PushEndpoint = .fcm, tls: NIOSSLContext,
-        configuration: SenderConfiguration = SenderConfiguration(),
+        configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         projectID = account.projectID
@@ -27,15 +27,19 @@ public final class FCMSender: Sendable {
             endpoint: account.tokenEndpoint, tls: tls, group: group, maximumConnections: 1,
             connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
         accessToken = FCMAccessToken(account: account, pool: oauth)
-        loop = AttemptLoop(policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout)
+        loop = AttemptLoop(
+            policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
+            budget: budget ?? configuration.makeBudget())
     }
 
     /// Sends `message` (an FCM v1 `message` object without its target) to `token`, retrying
     /// transient failures until `deadline`. A message FCM would refuse (see `FCMMessageRules`, and
-    /// 4,096 bytes) is rejected without sending.
-    public func send(_ message: [String: JSONValue], to token: String, deadline: ContinuousClock.Instant) async
-        -> DeliveryResult
-    {
+    /// 4,096 bytes) is rejected without sending. `lane` is the provider budget's lane the push
+    /// waits in (see `PushBudget`).
+    public func send(
+        _ message: [String: JSONValue], to token: String, deadline: ContinuousClock.Instant,
+        lane: PushBudget.Lane = .interactive
+    ) async -> DeliveryResult {
         if let problem = FCMMessageRules.problems(in: .object(message)).first {
             return DeliveryResult(status: .rejected(reason: "\(problem.field) \(problem.message)"), attempts: 0)
         }
@@ -48,7 +52,7 @@ public final class FCMSender: Sendable {
             ])
         else { return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0) }
         let path = "/v1/projects/\(projectID)/messages:send"
-        return await loop.run(until: deadline) { timeout in
+        return await loop.run(until: deadline, lane: lane) { timeout in
             let bearer: String
             do {
                 bearer = try await accessToken.token(timeout: timeout)
@@ -79,7 +83,9 @@ public final class FCMSender: Sendable {
         get async {
             SenderStatistics(
                 connectionsOpened: await messages.connectionsOpened + oauth.connectionsOpened,
-                credentialsIssued: await accessToken.exchanges)
+                credentialsIssued: await accessToken.exchanges,
+                openConnections: await messages.openConnections + oauth.openConnections,
+                openStreams: await messages.openStreams + oauth.openStreams)
         }
     }
 

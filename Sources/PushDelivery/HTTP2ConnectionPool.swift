@@ -21,6 +21,11 @@ actor HTTP2ConnectionPool {
     /// Connections opened over the pool's life, for tests and metrics.
     private(set) var connectionsOpened = 0
 
+    /// Connections open now and the streams in use on them, for metrics: what a retired
+    /// connection still carries counts until it is dropped.
+    var openConnections: Int { connections.count { !$0.isRetired } }
+    var openStreams: Int { connections.reduce(0) { $0 + $1.openStreams } }
+
     init(
         endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, maximumConnections: Int,
         connectTimeout: Duration, pingInterval: Duration

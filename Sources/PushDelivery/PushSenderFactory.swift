@@ -4,7 +4,8 @@ import NIOSSL
 
 /// Makes a provider's sender from its credentials: everything a sender needs besides them (the
 /// TLS setup with `PUSH_CA_FILE`, the limits, the event loops, the process's APNs provider
-/// tokens), made once per process, so the layers above never touch TLS or HTTP/2.
+/// tokens and where they are shared with other instances), made once per process, so the layers
+/// above never touch TLS or HTTP/2.
 public struct PushSenderFactory: Sendable {
     private let tls: NIOSSLContext
     private let configuration: SenderConfiguration
@@ -22,15 +23,23 @@ public struct PushSenderFactory: Sendable {
         self.group = group
     }
 
-    /// With `endpoint`, both APNs environments go there (each on its own connections).
-    public func apns(credentials: APNsCredentials, bundleID: String, endpoint: PushEndpoint?) -> APNsSender {
+    /// With `endpoint`, both APNs environments go there (each on its own connections). `budget`
+    /// is the provider's, kept by the caller so a sender rebuilt for new credentials keeps it.
+    public func apns(credentials: APNsCredentials, bundleID: String, endpoint: PushEndpoint?, budget: PushBudget)
+        -> APNsSender
+    {
         APNsSender(
             credentials: credentials, bundleID: bundleID, production: endpoint ?? .apnsProduction,
             sandbox: endpoint ?? .apnsSandbox, tls: tls, providerTokens: providerTokens,
-            configuration: configuration, group: group)
+            configuration: configuration, budget: budget, group: group)
     }
 
-    public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?) -> FCMSender {
-        FCMSender(account: account, endpoint: endpoint ?? .fcm, tls: tls, configuration: configuration, group: group)
+    public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?, budget: PushBudget) -> FCMSender {
+        FCMSender(
+            account: account, endpoint: endpoint ?? .fcm, tls: tls, configuration: configuration, budget: budget,
+            group: group)
     }
+
+    /// A provider's budget of in-flight pushes, by the configured limits.
+    public func makeBudget() -> PushBudget { configuration.makeBudget() }
 }

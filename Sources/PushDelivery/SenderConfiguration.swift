@@ -10,15 +10,27 @@ public struct SenderConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
     /// A connection silent this long is sent a PING, and closed if still silent as long again.
     public var pingInterval: Duration
+    /// Pushes one provider may have in flight (`PushBudget`); more wait, each until its deadline.
+    public var concurrency: Int
+    /// The fraction of `concurrency` background jobs' pushes (the bulk lane) may hold.
+    public var bulkShare: Double
 
     public init(
         maximumConnections: Int = 4, connectTimeout: Duration = .seconds(5), attemptTimeout: Duration = .seconds(10),
-        retryPolicy: RetryPolicy = RetryPolicy(), pingInterval: Duration = .seconds(60)
+        retryPolicy: RetryPolicy = RetryPolicy(), pingInterval: Duration = .seconds(60), concurrency: Int = 256,
+        bulkShare: Double = 0.5
     ) {
         self.maximumConnections = maximumConnections
         self.connectTimeout = connectTimeout
         self.attemptTimeout = attemptTimeout
         self.retryPolicy = retryPolicy
         self.pingInterval = pingInterval
+        self.concurrency = concurrency
+        self.bulkShare = bulkShare
     }
+}
+
+extension SenderConfiguration {
+    /// A provider's budget of in-flight pushes by these limits.
+    public func makeBudget() -> PushBudget { PushBudget(limit: concurrency, bulkShare: bulkShare) }
 }

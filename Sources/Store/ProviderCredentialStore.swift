@@ -16,7 +16,7 @@ public struct ProviderCredentialStore: Sendable {
     }
 
     static let noMasterKey = RegistryError.conflict(
-        "no master key is configured, so credentials cannot be stored: set REGISTRY_MASTER_KEY to 32 random bytes "
+        "no master key is configured, so credentials and payload keys cannot be stored: set REGISTRY_MASTER_KEY to 32 random bytes "
             + "in base64url (openssl rand 32 | basenc --base64url | tr -d =) and restart")
 
     /// The sealed text of `secret` for provider `name`. Throws `.conflict` saying how to configure

@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import Postgres
 import RegistryCore
@@ -8,6 +9,9 @@ public struct StoredProvider: Sendable {
     public var provider: Provider
     /// `https://host[:port]` replacing the push service's base URL; nil for the service's own.
     public var endpoint: String?
+    /// The payload shape the provider's app parses, and its title/body templates per event type.
+    public var callFormat: CallFormat
+    public var templates: NotificationTemplates
     public var credentials: CredentialFacts?
     public var createdAt: Date
     public var updatedAt: Date
@@ -20,7 +24,7 @@ public struct ProviderStore: Sendable {
     public init(pool: PostgresPool) { self.pool = pool }
 
     private static let columns = """
-        name, service, topic, project_id, endpoint, credential_team_id, credential_key_id, credential_client_email,
+        name, service, topic, project_id, endpoint, call_format, templates, credential_team_id, credential_key_id, credential_client_email,
         credential_fingerprint, created_at, updated_at
         """
 
@@ -39,11 +43,14 @@ public struct ProviderStore: Sendable {
 
     /// Creates or replaces a provider; `created` tells which. Changing the service of a provider
     /// that still has devices is a conflict: their tokens would no longer fit it. `endpoint` is
-    /// replaced like every provider field; the credentials change only as `credentials` says, and
-    /// are removed when the service changes (they were for the other one).
-    public func put(_ provider: Provider, endpoint: String? = nil, credentials: CredentialChange = .keep)
-        async throws -> (provider: StoredProvider, created: Bool)
-    {
+    /// replaced like every provider field, and so are `callFormat` and `templates`; the credentials
+    /// change only as `credentials` says, and are removed when the service changes (they were for
+    /// the other one). Devices keep their payload keys whatever the format becomes: they are
+    /// simply unused until the provider is `signalwire` again.
+    public func put(
+        _ provider: Provider, endpoint: String? = nil, callFormat: CallFormat = .stream,
+        templates: NotificationTemplates = .none, credentials: CredentialChange = .keep
+    ) async throws -> (provider: StoredProvider, created: Bool) {
         try await StoreFailure.translating {
             try await pool.withTransaction { connection in
                 let existing = try connection.queryPrepared(
@@ -60,14 +67,19 @@ public struct ProviderStore: Sendable {
                 }
                 var row = try connection.queryPrepared(
                     """
-                    INSERT INTO providers (name, service, topic, project_id, endpoint) VALUES ($1, $2, $3, $4, $5)
+                    INSERT INTO providers (name, service, topic, project_id, endpoint, call_format, templates)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
                     ON CONFLICT (name) DO UPDATE
                        SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
-                           endpoint = EXCLUDED.endpoint, updated_at = clock_timestamp(),
+                           endpoint = EXCLUDED.endpoint, call_format = EXCLUDED.call_format,
+                           templates = EXCLUDED.templates, updated_at = clock_timestamp(),
                            \(Self.credentialColumns.map { "\($0) = CASE WHEN providers.service = EXCLUDED.service THEN providers.\($0) END" }.joined(separator: ", "))
                     RETURNING \(Self.columns)
                     """,
-                    [provider.name.value, provider.service.rawValue, provider.topic, provider.projectID, endpoint]
+                    [
+                        provider.name.value, provider.service.rawValue, provider.topic, provider.projectID, endpoint,
+                        callFormat.rawValue, templates.json.text,
+                    ]
                 ).rows[0]
                 if let update = credentials.update {
                     row = try connection.queryPrepared(
@@ -141,11 +153,22 @@ public struct ProviderStore: Sendable {
                 service: try PushService(try row.string("service")),
                 topic: row["topic"], projectID: row["project_id"]),
             endpoint: row["endpoint"],
+            callFormat: try CallFormat(try row.string("call_format")),
+            templates: try decodeTemplates(try row.string("templates")),
             credentials: row["credential_fingerprint"].map { fingerprint in
                 CredentialFacts(
                     teamID: row["credential_team_id"], keyID: row["credential_key_id"],
                     clientEmail: row["credential_client_email"], keyFingerprint: fingerprint)
             },
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    /// Stored templates were checked when saved; one that no longer parses is a data fault.
+    private static func decodeTemplates(_ text: String) throws -> NotificationTemplates {
+        do {
+            return try NotificationTemplates.parse(try JSONParser.parse(text))
+        } catch {
+            throw PostgresError.decoding("the stored templates no longer parse: \(error)")
+        }
     }
 }

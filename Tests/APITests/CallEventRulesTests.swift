@@ -1,10 +1,10 @@
 import CallPush
 import Foundation
 import RegistryCore
-import Store
 import Testing
 
 @testable import API
+@testable import Store
 
 /// The pure pieces around sending a call event: when sending stops, when a running event counts
 /// as abandoned, and how a composed push becomes what the senders take.

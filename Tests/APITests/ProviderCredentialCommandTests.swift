@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import Postgres
 import RegistryCore
@@ -19,7 +20,10 @@ import Testing
         let environment = ["DATABASE_URL": database.url, "REGISTRY_MASTER_KEY": oldKey.base64url]
         #expect(
             try await RegistryProcess.run(
-                ["providers", "add", "ios", "--service", "apns", "--topic", "com.example.app"], environment: environment
+                [
+                    "providers", "add", "ios", "--service", "apns", "--topic", "com.example.app", "--call-format",
+                    "signalwire",
+                ], environment: environment
             ).code == 0)
         let arguments = ["providers", "set-credentials", "ios", "--p8", p8.path, "--key-id", "XYZ987WVU6"]
         let withoutTeam = try await RegistryProcess.run(arguments, environment: environment)
@@ -33,6 +37,17 @@ import Testing
         let fingerprint = try apnsKey.verifyingKey().fingerprint()
         #expect(stored.stdout.joined().contains(fingerprint))
 
+        // A device with a payload key, sealed under the old master key like the credentials.
+        let setupPool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url), logger: .init(label: "test"))
+        let token = try PushToken(type: .voip, raw: String(repeating: "ab", count: 32))
+        let payloadKey = try PayloadKeyStore(pool: setupPool, sealer: SecretSealer(current: oldKey)).make(
+            provider: try ProviderName("ios"), token: token)
+        _ = try await DeviceStore(pool: setupPool).register(
+            try DeviceRegistration(userID: try UserID("artem"), provider: try ProviderName("ios"), token: token),
+            payloadKey: payloadKey, rotate: false)
+        await setupPool.shutdown()
+
         let resealed = try await RegistryProcess.run(
             ["providers", "reseal"],
             environment: [
@@ -40,13 +55,15 @@ import Testing
                 "REGISTRY_OLD_MASTER_KEYS": oldKey.base64url,
             ])
         #expect(resealed.code == 0, "\(resealed.stderr)")
-        #expect(resealed.stdout == ["Resealed 1 provider credential."])
+        #expect(resealed.stdout == ["Resealed 1 provider credential and 1 payload key."])
 
         let pool = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: .init(label: "test"))
-        let secret = try await ProviderCredentialStore(pool: pool, sealer: SecretSealer(current: newKey)).secret(
-            of: try ProviderName("ios"))
+        let newStore = ProviderCredentialStore(pool: pool, sealer: SecretSealer(current: newKey))
+        let secret = try await newStore.secret(of: try ProviderName("ios"))
+        let keys = try await newStore.payloadKeys.payloadKeys(provider: try ProviderName("ios"), tokens: [token.value])
         await pool.shutdown()
         #expect(String(decoding: try #require(secret), as: UTF8.self).contains("ABCDE12345"))
+        #expect(keys[token.value] == payloadKey.key)
         let output = (withoutTeam.stdout + withoutTeam.stderr + stored.stdout + stored.stderr + resealed.stderr)
             .joined(separator: "\n")
         #expect(!output.contains("PRIVATE KEY"))

@@ -5,8 +5,9 @@ import RegistryCrypto
 import TestSupport
 import Testing
 
-/// `device-registry serve` as a process sending pushes to the mock: the metrics it exposes, and
-/// no secret in them or in its logs.
+/// `device-registry serve` as a process sending pushes to the mock: the metrics it exposes (the
+/// gauges of pushes in flight and open streams falling as well as rising), and no secret in them
+/// or in its logs.
 @Suite struct PushProcessTests {
     @Test func pushMetricsAndLogsCarryNoSecret() async throws {
         let mock = try await MockPushFixture.start()
@@ -59,6 +60,25 @@ import Testing
         #expect(samples[#"push_connections_opened{provider="ios"}"#] == 1)
         #expect(samples[#"push_credentials_issued{provider="ios"}"#] == 1)
         #expect(samples.keys.contains { $0.hasPrefix("push_send_duration_seconds_bucket{") })
+        #expect(samples[#"push_provider_token_renewals_total{key_id="\#(mock.keyID)"}"#] == 1)
+        #expect(samples[#"push_open_connections{provider="ios"}"#] == 1)
+        #expect(samples[#"push_open_streams{provider="ios"}"#] == 0)
+        #expect(samples[#"push_in_flight{provider="ios"}"#] == 0)
+
+        // The gauges follow a push in flight up and back down.
+        mock.server.script(MockReply(service: .apns, token: Tokens.apns(2), delayMilliseconds: 2_000))
+        async let slow = send(
+            "POST", "/v1/push", ["user_ids": ["bob"], "apns": ["push_type": "voip", "payload": ["aps": [:]]]])
+        var during: [String: Double] = [:]
+        for _ in 0..<200 where during[#"push_in_flight{provider="ios"}"#] != 1 {
+            during = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
+        }
+        #expect(during[#"push_in_flight{provider="ios"}"#] == 1)
+        #expect(during[#"push_open_streams{provider="ios"}"#] == 1)
+        #expect(try await slow.status == 200)
+        let after = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
+        #expect(after[#"push_in_flight{provider="ios"}"#] == 0)
+        #expect(after[#"push_open_streams{provider="ios"}"#] == 0)
 
         server.signal(SIGTERM)
         try await server.waitForExit(within: .seconds(20))

@@ -13,8 +13,10 @@ import Testing
 struct PushTests {
     typealias Setup = PushServerSetup
 
-    func withPushServer(_ body: (Setup) async throws -> Void) async throws {
-        try await withMockPushServer(body)
+    /// A push server (see `withMockPushServer`) whose providers may each have `concurrency` pushes
+    /// in flight.
+    func withPushServer(concurrency: Int = 256, _ body: (Setup) async throws -> Void) async throws {
+        try await withMockPushServer(configure: { $0.sender.concurrency = concurrency }, body)
     }
 
     static var apnsSection: [String: Any] {
@@ -186,6 +188,37 @@ struct PushTests {
             // The healthy answer came while the hung request still waited for its deadline.
             #expect(healthyStart + healthyLatency < hungStart + .seconds(3))
             print("healthy provider's push latency while another hung: \(healthyLatency)")
+        }
+    }
+
+    /// A provider limited to two pushes in flight, its endpoint hung: two pushes wait on the
+    /// mock, the third never gets a slot and is expired at its deadline without being sent, and
+    /// another provider's push goes through meanwhile.
+    @Test func aPushBeyondItsProvidersConcurrencyExpiresUnsentWhileAnotherProviderSends() async throws {
+        try await withPushServer(concurrency: 2) { setup in
+            let server = setup.server
+            for index in 1...3 {
+                _ = try await server.register(user: "alice", token: Tokens.apns(index), provider: "ios", type: "voip")
+            }
+            _ = try await server.register(user: "bob", token: Tokens.fcm(1), provider: "android", type: "fcm")
+            setup.mock.server.script(MockReply(service: .apns, delayMilliseconds: 60_000, times: 5))
+            let clock = ContinuousClock()
+            let hungStart = clock.now
+            async let hung = push(server, ["user_ids": ["alice"], "deadline": "2s"])
+            try await Task.sleep(for: .milliseconds(200))
+            let healthyStart = clock.now
+            let healthy = try await push(server, ["user_ids": ["bob"]])
+            let healthyAnswered = clock.now
+            let hungResults = try await hung
+            #expect(healthy[0]["status"] as? String == "sent")
+            // Answered while the full budget's pushes still waited for their deadline.
+            #expect(healthyAnswered < hungStart + .seconds(2))
+            print(
+                "healthy provider's push latency while another's budget is full: \(healthyStart.duration(to: healthyAnswered))"
+            )
+            #expect(hungResults.allSatisfy { $0["status"] as? String == "expired" })
+            #expect(hungResults.count { $0["reason"] as? String == "ProviderBusy" } == 1)
+            #expect(setup.mock.server.recordedRequests.count { $0.endpoint == .apns } == 2)
         }
     }
 

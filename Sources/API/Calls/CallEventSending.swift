@@ -26,14 +26,14 @@ struct CallEventSending {
         let providers = Dictionary(
             try await context.providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
         let targets = try await context.targetDevices(of: event.userIDs) { _ in true }
-        let keys = try await context.callComposers.payloadKeys(of: targets)
+        let keys = try await context.callComposers.payloadKeys(of: targets, providers: providers)
         let now = Date()
         let deadline =
             ContinuousClock.now + .milliseconds(Int64(Self.deadline(of: event, now: now).timeIntervalSince(now) * 1000))
         let results = await withTaskGroup(of: (Int, PushResult).self) { group in
             for (index, device) in targets.enumerated() {
                 let provider = providers[device.provider]
-                let key = keys[device.token.value]
+                let key = keys[device.provider]?[device.token.value]
                 group.addTask { (index, await send(to: device, provider: provider, key: key, deadline: deadline)) }
             }
             var results = [PushResult?](repeating: nil, count: targets.count)

@@ -8,7 +8,9 @@ import Store
 /// credentials on first use and rebuilt only when its credentials, endpoint or topic change; and
 /// which providers the push services currently refuse (`InvalidProviderToken`, FCM 401/403).
 /// Unhealthy is reported, never a reason to stop trying: the key may be fixed at Apple's or
-/// Google's end, and the next accepted push clears it.
+/// Google's end, and the next accepted push clears it. Each provider's budget of in-flight
+/// pushes (`PushBudget`) lives here too, for the life of the process, so a sender rebuilt for
+/// new credentials shares it with the pushes the old one still carries.
 actor PushSenders {
     enum Sender {
         case apns(APNsSender)
@@ -31,6 +33,7 @@ actor PushSenders {
     private let logger: Logger
     private var entries: [ProviderName: Entry] = [:]
     private var unhealthy: [ProviderName: String] = [:]
+    private var budgets: [ProviderName: PushBudget] = [:]
 
     init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, logger: Logger) {
         self.factory = factory
@@ -58,6 +61,15 @@ actor PushSenders {
         return sender
     }
 
+    /// Provider `name`'s budget of in-flight pushes, which every sender of it takes its slots
+    /// from: background jobs send in its `bulk` lane, `POST /v1/push` in `interactive`.
+    func budget(for name: ProviderName) -> PushBudget {
+        if let budget = budgets[name] { return budget }
+        let budget = factory.makeBudget()
+        budgets[name] = budget
+        return budget
+    }
+
     private func build(_ stored: StoredProvider) async throws(Unusable) -> Sender {
         let name = stored.provider.name
         let credentials: ProviderCredentials
@@ -76,9 +88,12 @@ actor PushSenders {
         let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
         switch credentials {
         case .apns(let apns):
-            return .apns(factory.apns(credentials: apns, bundleID: stored.provider.topic ?? "", endpoint: endpoint))
+            return .apns(
+                factory.apns(
+                    credentials: apns, bundleID: stored.provider.topic ?? "", endpoint: endpoint,
+                    budget: budget(for: name)))
         case .fcm(let account):
-            return .fcm(factory.fcm(account: account, endpoint: endpoint))
+            return .fcm(factory.fcm(account: account, endpoint: endpoint, budget: budget(for: name)))
         }
     }
 
@@ -96,9 +111,17 @@ actor PushSenders {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
     }
 
-    /// Records, for `/metrics`, the connections each provider's current sender has opened
-    /// (`push_connections_opened`) and the provider tokens it signed or access tokens it obtained
-    /// (`push_credentials_issued`).
+    /// Records every provider's statistics; `/metrics` calls it before answering, so the gauges
+    /// of open connections and streams fall as well as rise.
+    func recordStatistics() async {
+        await recordStatistics(of: Set(entries.keys))
+    }
+
+    /// Records, for `/metrics`, per provider: the connections its current sender has opened
+    /// (`push_connections_opened`), holds open now (`push_open_connections`) and the streams in
+    /// use on them (`push_open_streams`); the provider tokens it signed or access tokens it
+    /// obtained (`push_credentials_issued`); and its pushes in flight and waiting for a slot of
+    /// its budget (`push_in_flight`, `push_waiting`).
     func recordStatistics(of names: Set<ProviderName>) async {
         for name in names {
             let statistics: SenderStatistics
@@ -111,6 +134,13 @@ actor PushSenders {
                 .record(statistics.connectionsOpened)
             Gauge(label: "push_credentials_issued", dimensions: [("provider", name.value)])
                 .record(statistics.credentialsIssued)
+            Gauge(label: "push_open_connections", dimensions: [("provider", name.value)])
+                .record(statistics.openConnections)
+            Gauge(label: "push_open_streams", dimensions: [("provider", name.value)]).record(statistics.openStreams)
+            if let budget = budgets[name] {
+                Gauge(label: "push_in_flight", dimensions: [("provider", name.value)]).record(budget.inFlight)
+                Gauge(label: "push_waiting", dimensions: [("provider", name.value)]).record(budget.waiting)
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import CallPush
 import HTTPServer
 import RegistryCore
 import Store
@@ -9,11 +10,23 @@ extension APIContext {
             .POST, "/v1/devices", body: .json,
             handler: guarded(.devicesWrite) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let registration = try DeviceRegistration.parse(try RequestReading.json(request))
-                let outcome = try await devices.register(registration)
+                let body = try RegistrationRequest.parse(try RequestReading.json(request))
+                let registration = body.registration
+                let outcome: RegistrationOutcome
+                var storedKey: PayloadKey?
+                if body.encryptsPayload {
+                    // Made (and sealed) first: without a master key nothing is registered.
+                    let key = try credentialStore.payloadKeys.make(
+                        provider: registration.provider, token: registration.token)
+                    (outcome, storedKey) = try await devices.register(
+                        registration, payloadKey: key, rotate: body.rotatesPayloadKey)
+                } else {
+                    outcome = try await devices.register(registration)
+                }
                 events.registered(outcome)
                 return .json(
-                    encoded: DeviceJSON.registrationBody(outcome), status: outcome.result == .created ? .created : .ok)
+                    encoded: DeviceJSON.registrationBody(outcome, payloadKey: storedKey),
+                    status: outcome.result == .created ? .created : .ok)
             })
 
         router.add(

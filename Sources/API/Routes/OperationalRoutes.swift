@@ -9,7 +9,7 @@ struct OperationalRoutes: Sendable {
     /// unready, since one bad key must not take every instance out of rotation.
     let unhealthyProviders: @Sendable () async -> [(name: String, reason: String)]
     let openAPIDocument: String
-    let metricsText: @Sendable () -> String
+    let metricsText: @Sendable () async -> String
 
     func add(to router: inout Router) {
         router.add(.GET, "/healthz") { _ in .json(StatusBody(status: "ok")) }
@@ -37,7 +37,7 @@ struct OperationalRoutes: Sendable {
         }
 
         router.add(.GET, "/metrics") { _ in
-            text(metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            text(await metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
     }
 

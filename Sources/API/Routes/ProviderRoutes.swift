@@ -13,7 +13,8 @@ extension APIContext {
                 let write = try ProviderWrite.parse(
                     name: request.pathParameters["name"] ?? "", body: try RequestReading.json(request))
                 let (stored, created) = try await providers.put(
-                    write.provider, endpoint: write.endpoint?.description,
+                    write.provider, endpoint: write.endpoint?.description, callFormat: write.callFormat,
+                    templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })

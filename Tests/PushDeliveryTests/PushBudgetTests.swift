@@ -1,0 +1,93 @@
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import PushDelivery
+
+/// A provider's budget of in-flight pushes: FIFO per lane, a deadline on every wait, and bulk
+/// limited to its share and paused while an interactive push waits.
+@Suite struct PushBudgetTests {
+    static func later(_ seconds: Int = 30) -> ContinuousClock.Instant { .now + .seconds(seconds) }
+
+    /// Waits (without timing anything) until `budget` has `count` pushes waiting.
+    static func untilWaiting(_ budget: PushBudget, _ count: Int) async {
+        while budget.waiting != count { await Task.yield() }
+    }
+
+    @Test func aPushBeyondTheLimitGetsTheFirstFreedSlot() async {
+        let budget = PushBudget(limit: 2, bulkShare: 0.5)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        async let third = budget.acquire(.interactive, before: Self.later())
+        await Self.untilWaiting(budget, 1)
+        #expect(budget.inFlight == 2)
+        budget.release(.interactive)
+        #expect(await third)
+        #expect(budget.inFlight == 2 && budget.waiting == 0)
+    }
+
+    @Test func aPushWithNoSlotBeforeItsDeadlineIsNeverRun() async {
+        let budget = PushBudget(limit: 1, bulkShare: 0.5)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        let ran = NIOLockedValueBox(false)
+        let result: Int? = await budget.withSlot(.interactive, before: .now + .milliseconds(100)) {
+            ran.withLockedValue { $0 = true }
+            return 1
+        }
+        #expect(result == nil && !ran.withLockedValue { $0 })
+        #expect(budget.waiting == 0 && budget.inFlight == 1)
+        budget.release(.interactive)
+        #expect(await budget.withSlot(.interactive, before: Self.later()) { 2 } == 2)
+        #expect(budget.inFlight == 0)
+    }
+
+    @Test func waitersOfOneLaneStartInTheOrderTheyCame() async {
+        let budget = PushBudget(limit: 1, bulkShare: 1)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        let order = NIOLockedValueBox([Int]())
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<3 {
+                await Self.untilWaiting(budget, index)
+                group.addTask {
+                    _ = await budget.withSlot(.interactive, before: Self.later()) {
+                        order.withLockedValue { $0.append(index) }
+                    }
+                }
+            }
+            await Self.untilWaiting(budget, 3)
+            budget.release(.interactive)
+        }
+        #expect(order.withLockedValue { $0 } == [0, 1, 2])
+    }
+
+    /// Bulk holds at most its share; a freed slot goes to a waiting interactive push before any
+    /// waiting bulk one, and bulk resumes once no interactive push waits.
+    @Test func bulkTakesOnlyItsShareAndWaitsBehindInteractivePushes() async {
+        let budget = PushBudget(limit: 4, bulkShare: 0.5)
+        #expect(budget.bulkLimit == 2)
+        #expect(await budget.acquire(.bulk, before: Self.later()))
+        #expect(await budget.acquire(.bulk, before: Self.later()))
+        async let thirdBulk = budget.acquire(.bulk, before: Self.later())
+        await Self.untilWaiting(budget, 1)
+        // The bulk share is used up, but interactive pushes still have the rest.
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        async let waitingInteractive = budget.acquire(.interactive, before: Self.later())
+        await Self.untilWaiting(budget, 2)
+        budget.release(.bulk)
+        #expect(await waitingInteractive)
+        #expect(budget.waiting == 1)
+        budget.release(.interactive)
+        #expect(await thirdBulk)
+        #expect(budget.inFlight == 4 && budget.waiting == 0)
+    }
+
+    @Test func aCancelledWaiterLeavesTheQueue() async {
+        let budget = PushBudget(limit: 1, bulkShare: 0.5)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        let waiter = Task { await budget.acquire(.interactive, before: Self.later()) }
+        await Self.untilWaiting(budget, 1)
+        waiter.cancel()
+        #expect(await waiter.value == false)
+        #expect(budget.waiting == 0 && budget.inFlight == 1)
+    }
+}
