@@ -163,6 +163,30 @@ struct CallEventTests {
         }
     }
 
+    /// An instance that died while sending leaves its row running: once the event's deadline and
+    /// the margin have passed, a retry is answered `abandoned` at once and nothing is sent again.
+    @Test func aRowLeftRunningByACrashedInstanceIsAbandonedNotWaitedOnOrResent() async throws {
+        try await withMockPushServer { setup in
+            let server = setup.server
+            _ = try await server.register(user: "artem", token: Tokens.apns(1), provider: "ios", type: "voip")
+            _ = try await post(server, CallEvents.body("evt_crashed"))
+            _ = try await server.pool.withConnection { connection in
+                try connection.query(
+                    """
+                    UPDATE call_events SET state = 'running', result = NULL, finished_at = NULL,
+                           deadline = now() - interval '1 minute' WHERE id = 'evt_crashed'
+                    """)
+            }
+            let retry = try await post(server, CallEvents.body("evt_crashed"))
+            #expect(retry["duplicate"] as? Bool == true)
+            #expect(retry["state"] as? String == "abandoned")
+            #expect(Self.results(retry).isEmpty)
+            #expect(CallEvents.pushes(setup.mock).count == 1)
+            let history = try await server.request("GET", "/v1/call-events/evt_crashed")
+            #expect(history.object?["state"] as? String == "abandoned")
+        }
+    }
+
     /// `GET /v1/call-events/{id}` answers the stored results until the prune deletes the event.
     @Test func historyIsKeptUntilPruned() async throws {
         try await withMockPushServer { setup in
