@@ -163,6 +163,28 @@ struct CallEventTests {
         }
     }
 
+    /// The dedupe window is 24 h: the same id a day later is a new call that rings, and its
+    /// history replaces the old one's.
+    @Test func anIdPostedAgainAfter24HoursIsANewEvent() async throws {
+        try await withMockPushServer { setup in
+            let server = setup.server
+            _ = try await server.register(user: "artem", token: Tokens.apns(1), provider: "ios", type: "voip")
+            _ = try await post(server, CallEvents.body("evt_yesterday"))
+            _ = try await server.pool.withConnection { connection in
+                try connection.query(
+                    "UPDATE call_events SET created_at = now() - interval '25 hours' WHERE id = 'evt_yesterday'")
+            }
+            let again = try await post(server, CallEvents.body("evt_yesterday"))
+            #expect(again["duplicate"] as? Bool == false)
+            #expect(CallEvents.pushes(setup.mock).count == 2)
+            let history = try await server.request("GET", "/v1/call-events/evt_yesterday")
+            let created = try #require(history.object?["created_at"] as? String)
+            let parser = ISO8601DateFormatter()
+            parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            #expect(try #require(parser.date(from: created)).timeIntervalSinceNow > -60)
+        }
+    }
+
     /// An instance that died while sending leaves its row running: once the event's deadline and
     /// the margin have passed, a retry is answered `abandoned` at once and nothing is sent again.
     @Test func aRowLeftRunningByACrashedInstanceIsAbandonedNotWaitedOnOrResent() async throws {
