@@ -51,6 +51,17 @@ struct MultiInstanceCallEventTests {
                     #expect(statuses == ["sent", "sent", "sent"])
                 }
                 #expect(CallEvents.pushes(mock).count == 5)
+                // Between them, the instances counted five first posts and ten duplicates.
+                var counted: [String: Int] = [:]
+                for instance in 0..<3 {
+                    let metrics = try await instances.request(instance, "GET", "/metrics").body
+                    for line in metrics.split(separator: "\n") where line.hasPrefix("call_events_total{") {
+                        let outcome =
+                            line.contains(#"outcome="sent""#) ? "sent" : line.contains("duplicate") ? "dup" : "?"
+                        counted[outcome, default: 0] += Int(line.split(separator: " ").last ?? "") ?? 0
+                    }
+                }
+                #expect(counted == ["sent": 5, "dup": 10], "\(counted)")
             }
         }
         try await mock.stop()
