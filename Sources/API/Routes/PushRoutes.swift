@@ -14,9 +14,8 @@ extension APIContext {
                 _ = try RequestReading.query(request, allowed: [])
                 let push = try PushRequest.parse(try RequestReading.json(request))
                 let deadline = ContinuousClock.now + push.deadline
-                let providers = Dictionary(
-                    try await providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
                 let targets = try await devices(of: push)
+                let providers = try await providers(of: targets)
                 try Self.checkPayloadFits(push, targets: targets)
                 let results = await withTaskGroup(of: (Int, PushResult).self) { group in
                     for (index, device) in targets.enumerated() {
@@ -32,6 +31,21 @@ extension APIContext {
                 return .json(PushResultsBody(results: results))
             })
     }
+
+    /// The targets' providers by name, from a snapshot at most `providerSnapshotAge` old: another
+    /// instance's change to a provider reaches this one's pushes within that time, this
+    /// instance's own at once. A device whose provider the snapshot lacks means the provider is
+    /// newer than the snapshot (a device cannot outlive its provider), so the list is read again.
+    private func providers(of targets: [Device]) async throws -> [ProviderName: StoredProvider] {
+        func byName(_ list: [StoredProvider]) -> [ProviderName: StoredProvider] {
+            Dictionary(list.map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let snapshot = byName(try await providers.all(readWithin: Self.providerSnapshotAge))
+        guard targets.contains(where: { snapshot[$0.provider] == nil }) else { return snapshot }
+        return byName(try await providers.all(readWithin: .zero))
+    }
+
+    static let providerSnapshotAge: Duration = .seconds(1)
 
     /// Every targeted device, disabled ones included (they are listed as skipped), in a stable
     /// order: users as requested, then provider, type and token.
