@@ -17,19 +17,27 @@ extension APIContext {
                 let targets = try await devices(of: push)
                 let providers = try await providers(of: targets)
                 try Self.checkPayloadFits(push, targets: targets)
-                let results = await withTaskGroup(of: (Int, PushResult).self) { group in
-                    for (index, device) in targets.enumerated() {
-                        let devicePush = DevicePush(
-                            device: device, provider: providers[device.provider], request: push, deadline: deadline)
-                        group.addTask { (index, await devicePush.run(context: self, senders: pushSenders)) }
-                    }
-                    var results = [PushResult?](repeating: nil, count: targets.count)
-                    for await (index, result) in group { results[index] = result }
-                    return results.compactMap { $0 }
+                let pushes = targets.map {
+                    DevicePush(device: $0, provider: providers[$0.provider], request: push, deadline: deadline)
                 }
+                let results = await send(pushes)
                 await pushSenders.recordStatistics(of: Set(targets.map(\.provider)))
                 return .json(PushResultsBody(results: results))
             })
+    }
+
+    /// Every device's result, in order. The devices are sent to at once; a single one (the
+    /// common call push) in this task, without a child task to create and hand over to.
+    private func send(_ pushes: [DevicePush]) async -> [PushResult] {
+        if pushes.count == 1 { return [await pushes[0].run(context: self, senders: pushSenders)] }
+        return await withTaskGroup(of: (Int, PushResult).self) { group in
+            for (index, devicePush) in pushes.enumerated() {
+                group.addTask { (index, await devicePush.run(context: self, senders: pushSenders)) }
+            }
+            var results = [PushResult?](repeating: nil, count: pushes.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
     }
 
     /// The targets' providers by name, from a snapshot at most `providerSnapshotAge` old: another
@@ -48,20 +56,25 @@ extension APIContext {
     static let providerSnapshotAge: Duration = .seconds(1)
 
     /// Every targeted device, disabled ones included (they are listed as skipped), in a stable
-    /// order: users as requested, then provider, type and token.
+    /// order: users as requested, then provider, type and token. The users are read at once; a
+    /// single one in this task, as `send` does.
     private func devices(of push: PushRequest) async throws -> [Device] {
-        try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
+        func targets(among devices: [Device]) -> [Device] {
+            devices.filter { push.targets(type: $0.type, provider: $0.provider) }.sorted {
+                ($0.provider.value, $0.type.rawValue, $0.token.value) < (
+                    $1.provider.value, $1.type.rawValue, $1.token.value
+                )
+            }
+        }
+        if push.userIDs.count == 1 {
+            return targets(among: try await devices.devices(of: push.userIDs[0], includeDisabled: true))
+        }
+        return try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
             for (index, user) in push.userIDs.enumerated() {
                 group.addTask { (index, try await devices.devices(of: user, includeDisabled: true)) }
             }
             var byUser = [[Device]](repeating: [], count: push.userIDs.count)
-            for try await (index, devices) in group {
-                byUser[index] = devices.filter { push.targets(type: $0.type, provider: $0.provider) }.sorted {
-                    ($0.provider.value, $0.type.rawValue, $0.token.value) < (
-                        $1.provider.value, $1.type.rawValue, $1.token.value
-                    )
-                }
-            }
+            for try await (index, devices) in group { byUser[index] = targets(among: devices) }
             return byUser.flatMap { $0 }
         }
     }
