@@ -69,10 +69,10 @@ let package = Package(
                 "RegistryCore", "RegistryCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -81,11 +81,11 @@ let package = Package(
                 "RegistryCore", "RegistryCrypto", "PushRules",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings),
@@ -161,7 +161,13 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "MockPushTests",
-            dependencies: ["MockPush", "PushTestSupport", "RegistryCrypto", "TestSupport"],
+            dependencies: [
+                "MockPush", "PushTestSupport", "RegistryCrypto", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests",
@@ -197,7 +203,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "TestSupport"],
+            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",

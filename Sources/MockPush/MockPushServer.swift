@@ -73,10 +73,8 @@ public final class MockPushServer: Sendable {
                         streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(),
-                                MockStreamHandler(router: router, connection: connection),
-                            ])
+                            try stream.pipeline.syncOperations.addHandler(
+                                MockStreamHandler(router: router, connection: connection))
                         }
                     }
                 }

@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -46,6 +46,7 @@ final class HTTP2Connection: Sendable {
                             IdleStateHandler(allTimeout: .nanoseconds(Int64(pingInterval / .nanoseconds(1)))))
                         try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                         try operations.addHandler(TLSHandshakeObserver(ready: ready))
+                        try operations.addHandler(FlushCoalescer())
                         let multiplexer = try operations.configureHTTP2Pipeline(
                             mode: .client, connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration(),
                             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
@@ -101,9 +102,7 @@ final class HTTP2Connection: Sendable {
         let authority = endpoint.authority
         multiplexer.createStreamChannel { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandlers([
-                    HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https), ResponseCollector(promise: promise),
-                ])
+                try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
             }
         }.whenComplete { result in
             switch result {
@@ -111,13 +110,16 @@ final class HTTP2Connection: Sendable {
                 promise.fail(ConnectionFailure.closed)
             case .success(let stream):
                 promise.futureResult.whenFailure { _ in stream.close(promise: nil) }
-                var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
-                headers.replaceOrAdd(name: "host", value: authority)
-                headers.replaceOrAdd(name: "content-length", value: String(request.body.count))
-                let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: request.path, headers: headers)
-                stream.write(HTTPClientRequestPart.head(head), promise: nil)
-                stream.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: request.body))), promise: nil)
-                stream.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { _ in
+                // Frames written directly: no HTTP/1 view of the stream to build and translate back.
+                var headers = HPACKHeaders([
+                    (":method", "POST"), (":scheme", "https"), (":path", request.path), (":authority", authority),
+                ])
+                for (name, value) in request.headers { headers.add(name: name, value: value) }
+                headers.add(name: "content-length", value: String(request.body.count))
+                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: headers)), promise: nil)
+                let body = HTTP2Frame.FramePayload.Data(
+                    data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
+                stream.writeAndFlush(HTTP2Frame.FramePayload.data(body)).whenFailure { _ in
                     promise.fail(ConnectionFailure.closed)
                 }
             }

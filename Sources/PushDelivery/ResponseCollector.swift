@@ -1,10 +1,11 @@
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
+import NIOHTTP2
 
-/// Collects one stream's response and completes `promise` with it; fails it with `.closed` when
-/// the stream ends first (reset, GOAWAY, connection lost).
+/// Collects one stream's response from its HEADERS and DATA frames and completes `promise` with
+/// it; fails it with `.closed` when the stream ends first (reset, GOAWAY, connection lost).
 final class ResponseCollector: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = HTTP2Frame.FramePayload
 
     private let promise: EventLoopPromise<PushHTTPResponse>
     private var response: PushHTTPResponse?
@@ -15,17 +16,30 @@ final class ResponseCollector: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
-            response = PushHTTPResponse(
-                status: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) }, body: [])
-        case .body(var buffer):
-            response?.body += buffer.readBytes(length: buffer.readableBytes) ?? []
-        case .end:
-            // No close here: with END_STREAM both ways the stream is closed already, and closing
-            // its channel could send a RST_STREAM, which servers count against a rate limit
-            // (NIO's allows 200 per 30 s, then answers GOAWAY ENHANCE_YOUR_CALM).
-            if let response { promise.succeed(response) } else { promise.fail(ConnectionFailure.closed) }
+        case .headers(let frame):
+            // The first final HEADERS is the response; a later one is trailers, which push services do not send.
+            if response == nil, let status = frame.headers.first(name: ":status").flatMap({ Int($0) }), status >= 200 {
+                response = PushHTTPResponse(
+                    status: status,
+                    headers: frame.headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) },
+                    body: [])
+            }
+            if frame.endStream { finish() }
+        case .data(let frame):
+            if case .byteBuffer(var buffer) = frame.data {
+                response?.body += buffer.readBytes(length: buffer.readableBytes) ?? []
+            }
+            if frame.endStream { finish() }
+        default:
+            break
         }
+    }
+
+    /// No close here: with END_STREAM both ways the stream is closed already, and closing its
+    /// channel could send a RST_STREAM, which servers count against a rate limit (NIO's allows
+    /// 200 per 30 s, then answers GOAWAY ENHANCE_YOUR_CALM).
+    private func finish() {
+        if let response { promise.succeed(response) } else { promise.fail(ConnectionFailure.closed) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

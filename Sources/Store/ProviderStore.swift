@@ -20,6 +20,7 @@ public struct StoredProvider: Sendable {
 /// Push provider administration.
 public struct ProviderStore: Sendable {
     let pool: PostgresPool
+    private let snapshot = ProviderSnapshot()
 
     public init(pool: PostgresPool) { self.pool = pool }
 
@@ -51,7 +52,8 @@ public struct ProviderStore: Sendable {
         _ provider: Provider, endpoint: String? = nil, callFormat: CallFormat = .stream,
         templates: NotificationTemplates = .none, credentials: CredentialChange = .keep
     ) async throws -> (provider: StoredProvider, created: Bool) {
-        try await StoreFailure.translating {
+        defer { snapshot.invalidate() }
+        return try await StoreFailure.translating {
             try await pool.withTransaction { connection in
                 let existing = try connection.queryPrepared(
                     "SELECT service FROM providers WHERE name = $1 FOR UPDATE", [provider.name.value]
@@ -94,6 +96,7 @@ public struct ProviderStore: Sendable {
     /// Changes only the credentials of provider `name`. Throws `.notFound` for an unknown name.
     public func setCredentials(_ change: CredentialChange, of name: ProviderName) async throws {
         guard let update = change.update else { return }
+        defer { snapshot.invalidate() }
         try await StoreFailure.translating {
             let changed = try await pool.withConnection { connection in
                 try connection.queryPrepared(Self.updateCredentials, [name.value] + update).affectedRows
@@ -109,6 +112,17 @@ public struct ProviderStore: Sendable {
                     Self.decode)
             }
         }
+    }
+
+    /// `all()`, from a snapshot read at most `maximumAge` ago when there is one: this store's own
+    /// writes are seen at once, other processes' within `maximumAge` (see `ProviderSnapshot`).
+    public func all(readWithin maximumAge: Duration) async throws -> [StoredProvider] {
+        if let providers = snapshot.providers(readWithin: maximumAge) { return providers }
+        let generation = snapshot.generation
+        let readAt = ContinuousClock.now
+        let providers = try await all()
+        snapshot.store(providers, readStartingAt: generation, readAt: readAt)
+        return providers
     }
 
     /// Throws `.notFound` for an unknown name.
@@ -127,6 +141,7 @@ public struct ProviderStore: Sendable {
     /// The provider is locked first, so a registration in flight (`DeviceStore.registerAll`)
     /// either commits before the cascade sees its devices or finds the provider gone.
     public func delete(_ name: ProviderName, cascade: Bool) async throws {
+        defer { snapshot.invalidate() }
         try await StoreFailure.translating {
             try await pool.withTransaction { connection in
                 _ = try connection.queryPrepared("SELECT 1 FROM providers WHERE name = $1 FOR UPDATE", [name.value])

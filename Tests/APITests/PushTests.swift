@@ -127,6 +127,26 @@ struct PushTests {
         }
     }
 
+    /// Pushes read providers from a snapshot; a change made through this instance must still
+    /// reach the very next push.
+    @Test func aProviderChangeReachesTheNextPushAtOnce() async throws {
+        try await withPushServer { setup in
+            let server = setup.server
+            _ = try await server.register(user: "alice", token: Tokens.apns(1), provider: "ios", type: "voip")
+            #expect(try await push(server, ["user_ids": ["alice"]])[0]["status"] as? String == "sent")
+            let removed = try await server.request(
+                "PUT", "/v1/providers/ios",
+                json: [
+                    "service": "apns", "topic": "com.example.app", "endpoint": setup.mock.baseURL,
+                    "credentials": NSNull(),
+                ])
+            #expect(removed.status == 200, "\(removed.body)")
+            let results = try await push(server, ["user_ids": ["alice"]])
+            #expect(results[0]["status"] as? String == "failed")
+            #expect(results[0]["reason"] as? String == "NoCredentials")
+        }
+    }
+
     @Test func anAuthFailureLeavesEveryDeviceAndMarksTheProviderUnhealthy() async throws {
         try await withPushServer { setup in
             let server = setup.server

@@ -23,9 +23,8 @@ struct CallEventSending {
     /// Every device's result in a stable order (users as given, then provider, type, token).
     /// Throws only when the devices or providers cannot be read: then nothing was sent.
     func run() async throws -> [PushResult] {
-        let providers = Dictionary(
-            try await context.providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
         let targets = try await context.targetDevices(of: event.userIDs) { _ in true }
+        let providers = try await context.providers(of: targets)
         let keys = try await context.callComposers.payloadKeys(of: targets, providers: providers)
         let now = Date()
         let deadline =
@@ -40,7 +39,6 @@ struct CallEventSending {
             for await (index, result) in group { results[index] = result }
             return results.compactMap { $0 }
         }
-        await context.pushSenders.recordStatistics(of: Set(targets.map(\.provider)))
         return results
     }
 

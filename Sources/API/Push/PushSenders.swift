@@ -111,19 +111,14 @@ actor PushSenders {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
     }
 
-    /// Records every provider's statistics; `/metrics` calls it before answering, so the gauges
-    /// of open connections and streams fall as well as rise.
-    func recordStatistics() async {
-        await recordStatistics(of: Set(entries.keys))
-    }
-
-    /// Records, for `/metrics`, per provider: the connections its current sender has opened
+    /// Records, for `/metrics`, which calls it before answering (so the gauges fall as well as
+    /// rise), per provider: the connections its current sender has opened
     /// (`push_connections_opened`), holds open now (`push_open_connections`) and the streams in
     /// use on them (`push_open_streams`); the provider tokens it signed or access tokens it
     /// obtained (`push_credentials_issued`); and its pushes in flight and waiting for a slot of
     /// its budget (`push_in_flight`, `push_waiting`).
-    func recordStatistics(of names: Set<ProviderName>) async {
-        for name in names {
+    func recordStatistics() async {
+        for name in entries.keys {
             let statistics: SenderStatistics
             switch entries[name]?.sender {
             case .apns(let sender)?: statistics = await sender.statistics

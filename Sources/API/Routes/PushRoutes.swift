@@ -14,45 +14,71 @@ extension APIContext {
                 _ = try RequestReading.query(request, allowed: [])
                 let push = try PushRequest.parse(try RequestReading.json(request))
                 let deadline = ContinuousClock.now + push.deadline
-                let providers = Dictionary(
-                    try await providers.all().map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
                 let targets = try await targetDevices(of: push.userIDs) {
                     push.targets(type: $0.type, provider: $0.provider)
                 }
+                let providers = try await providers(of: targets)
                 try Self.checkPayloadFits(push, targets: targets)
-                let results = await withTaskGroup(of: (Int, PushResult).self) { group in
-                    for (index, device) in targets.enumerated() {
-                        let devicePush = DevicePush(
-                            device: device, provider: providers[device.provider], request: push, deadline: deadline)
-                        group.addTask { (index, await devicePush.run(context: self, senders: pushSenders)) }
-                    }
-                    var results = [PushResult?](repeating: nil, count: targets.count)
-                    for await (index, result) in group { results[index] = result }
-                    return results.compactMap { $0 }
+                let pushes = targets.map {
+                    DevicePush(device: $0, provider: providers[$0.provider], request: push, deadline: deadline)
                 }
-                await pushSenders.recordStatistics(of: Set(targets.map(\.provider)))
+                let results = await send(pushes)
                 return .json(PushResultsBody(results: results))
             })
     }
 
+    /// Every device's result, in order. The devices are sent to at once; a single one (the
+    /// common call push) in this task, without a child task to create and hand over to.
+    private func send(_ pushes: [DevicePush]) async -> [PushResult] {
+        if pushes.count == 1 { return [await pushes[0].run(context: self, senders: pushSenders)] }
+        return await withTaskGroup(of: (Int, PushResult).self) { group in
+            for (index, devicePush) in pushes.enumerated() {
+                group.addTask { (index, await devicePush.run(context: self, senders: pushSenders)) }
+            }
+            var results = [PushResult?](repeating: nil, count: pushes.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+    }
+
+    /// The targets' providers by name, from a snapshot at most `providerSnapshotAge` old: another
+    /// instance's change to a provider reaches this one's pushes within that time, this
+    /// instance's own at once. A device whose provider the snapshot lacks means the provider is
+    /// newer than the snapshot (a device cannot outlive its provider), so the list is read again.
+    func providers(of targets: [Device]) async throws -> [ProviderName: StoredProvider] {
+        func byName(_ list: [StoredProvider]) -> [ProviderName: StoredProvider] {
+            Dictionary(list.map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let snapshot = byName(try await providers.all(readWithin: Self.providerSnapshotAge))
+        guard targets.contains(where: { snapshot[$0.provider] == nil }) else { return snapshot }
+        return byName(try await providers.all(readWithin: .zero))
+    }
+
+    static let providerSnapshotAge: Duration = .seconds(1)
+
     /// Every device of `users` that `keep` keeps, disabled ones included (they are listed as
     /// skipped), in a stable order: users as given, then provider, type and token. Shared by the
-    /// push and call-event routes, so both list devices alike.
+    /// push and call-event routes, so both list devices alike. The users are read at once; a
+    /// single one in this task, as `send` does.
     func targetDevices(of users: [UserID], where keep: @escaping @Sendable (Device) -> Bool) async throws
         -> [Device]
     {
-        try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
+        func targets(among devices: [Device]) -> [Device] {
+            devices.filter(keep).sorted {
+                ($0.provider.value, $0.type.rawValue, $0.token.value) < (
+                    $1.provider.value, $1.type.rawValue, $1.token.value
+                )
+            }
+        }
+        if users.count == 1 {
+            return targets(among: try await devices.devices(of: users[0], includeDisabled: true))
+        }
+        return try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
             for (index, user) in users.enumerated() {
                 group.addTask { (index, try await devices.devices(of: user, includeDisabled: true)) }
             }
             var byUser = [[Device]](repeating: [], count: users.count)
-            for try await (index, devices) in group {
-                byUser[index] = devices.filter(keep).sorted {
-                    ($0.provider.value, $0.type.rawValue, $0.token.value) < (
-                        $1.provider.value, $1.type.rawValue, $1.token.value
-                    )
-                }
-            }
+            for try await (index, devices) in group { byUser[index] = targets(among: devices) }
             return byUser.flatMap { $0 }
         }
     }
