@@ -203,7 +203,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport"],
+            name: "StoreTests",
+            dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
