@@ -29,8 +29,13 @@ public struct PushTemplate: Sendable, Hashable {
     public static let maxLength = 1024
 
     public init(_ source: String, field: String) throws(ValidationError) {
-        guard source.count <= Self.maxLength else {
+        // Code points, as the contract's maxLength counts them.
+        guard source.unicodeScalars.count <= Self.maxLength else {
             throw ValidationError(field: field, message: "must be at most \(Self.maxLength) characters long")
+        }
+        // Invisible in a notification, and U+0000 cannot even be stored in the provider's jsonb.
+        guard !TextRules.containsControlCharacter(source) else {
+            throw ValidationError(field: field, message: "must not contain control characters")
         }
         var segments: [Segment] = []
         var rest = Substring(source)

@@ -48,6 +48,17 @@ import Testing
         #expect(Self.errors(#"{"call.ring":{"title":"Hi {{ user.id"}}"#).map(\.field) == ["templates.call.ring.title"])
     }
 
+    /// U+0000 would reach PostgreSQL's jsonb, which cannot hold it (a 500 the contract fuzz found).
+    @Test func controlCharactersAreRefusedAndLengthCountsCodePoints() {
+        let errors = Self.errors(#"{"call.ring":{"title":"a\u0000b","body":"line\nbreak"}}"#)
+        #expect(errors.map(\.field) == ["templates.call.ring.title", "templates.call.ring.body"])
+        #expect(errors.allSatisfy { $0.message == "must not contain control characters" })
+        // 1,024 code points that are fewer characters (each "e" + combining acute is one Character).
+        let combined = String(repeating: "e\u{301}", count: 512)
+        #expect(throws: Never.self) { try PushTemplate(combined, field: "t") }
+        #expect(throws: ValidationError.self) { try PushTemplate(combined + "x", field: "t") }
+    }
+
     @Test func unknownEventTypesAndKeysAreRefused() {
         let errors = Self.errors(#"{"call.mised":{"title":"x"},"call.ring":{"titel":"x"},"call.notification":"x"}"#)
         #expect(
