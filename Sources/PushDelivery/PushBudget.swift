@@ -17,6 +17,7 @@ public final class PushBudget: Sendable {
 
     private struct Waiter {
         let id: UInt64
+        let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -82,7 +83,7 @@ public final class PushBudget: Sendable {
                     // Checked under the lock, so a timer or cancellation that already looked for
                     // this waiter is never missed: it would stay queued.
                     guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-                    let waiter = Waiter(id: id, continuation: continuation)
+                    let waiter = Waiter(id: id, deadline: deadline, continuation: continuation)
                     if lane == .interactive { state.interactive.append(waiter) } else { state.bulk.append(waiter) }
                     return nil
                 }
@@ -94,23 +95,34 @@ public final class PushBudget: Sendable {
     }
 
     func release(_ lane: Lane) {
-        let started = state.withLockedValue { state in
+        let now = ContinuousClock.now
+        let (started, overdue) = state.withLockedValue { state in
             state.inFlight -= 1
             if lane == .bulk { state.bulkInFlight -= 1 }
             var started: [Waiter] = []
+            var overdue: [Waiter] = []
             while state.inFlight < limit {
+                let next: Waiter
+                let nextLane: Lane
                 if !state.interactive.isEmpty {
-                    started.append(state.interactive.removeFirst())
-                    start(.interactive, &state)
+                    (next, nextLane) = (state.interactive.removeFirst(), .interactive)
                 } else if !state.bulk.isEmpty, state.bulkInFlight < bulkLimit {
-                    started.append(state.bulk.removeFirst())
-                    start(.bulk, &state)
+                    (next, nextLane) = (state.bulk.removeFirst(), .bulk)
                 } else {
                     break
                 }
+                // A waiter whose deadline passed before its timer fired got no slot in time: it is
+                // refused, as the timer would refuse it, and the slot goes on to the next waiter.
+                guard next.deadline > now else {
+                    overdue.append(next)
+                    continue
+                }
+                start(nextLane, &state)
+                started.append(next)
             }
-            return started
+            return (started, overdue)
         }
+        for waiter in overdue { waiter.continuation.resume(returning: false) }
         for waiter in started { waiter.continuation.resume(returning: true) }
     }
 
