@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "PushDelivery", "PushRules",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,6 +11,7 @@ struct APIContext: Sendable {
     let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
     let pushSenders: PushSenders
+    let pushJobs: PushJobs
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

@@ -17,6 +17,7 @@ public struct RegistryAPI: Sendable {
         public var trustedProxies = TrustedProxies.none
         /// The text served at `/openapi.yaml`.
         public var openAPIDocument = ""
+        public var pushJobs = PushJobSettings()
         public init() {}
     }
 
@@ -29,7 +30,8 @@ public struct RegistryAPI: Sendable {
     /// expects. `senders` makes each provider's push sender, once per process.
     public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
-        senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool, configuration: Configuration,
+        pushJobs: PushJobStore, senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
+        configuration: Configuration,
         logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
@@ -37,6 +39,7 @@ public struct RegistryAPI: Sendable {
         let pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
         context = APIContext(
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, pushSenders: pushSenders,
+            pushJobs: PushJobs(store: pushJobs, settings: configuration.pushJobs),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -71,7 +74,15 @@ public struct RegistryAPI: Sendable {
         context.addBulkRoutes(to: &router, batchBodyLimit: batchBodyLimit)
         context.addTransferRoutes(to: &router)
         context.addPushRoutes(to: &router)
+        context.addPushJobRoutes(to: &router)
         return router
+    }
+
+    /// Works off push jobs until cancelled (see `PushJobWorker`); returns at once when the
+    /// settings say this instance runs no workers.
+    public func runPushJobWorkers() async {
+        guard context.pushJobs.settings.runsWorkers else { return }
+        await PushJobWorker(context: context).run()
     }
 
     /// Closes every push connection; call once serving has stopped.

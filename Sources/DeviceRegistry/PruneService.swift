@@ -4,15 +4,18 @@ import Logging
 import ServiceLifecycle
 import Store
 
-/// `serve --prune-every`: deletes stale devices on a schedule, counting them in the metrics.
+/// `serve --prune-every`: deletes stale devices on a schedule, counting them in the metrics;
+/// and, whether or not devices are pruned, finished push jobs past their retention.
 struct PruneService: Service {
     struct Schedule: Sendable {
         var every: TimeInterval
-        var notSeenFor: TimeInterval
+        /// Nil: devices are not pruned (no `--prune-every`).
+        var notSeenFor: TimeInterval?
     }
 
     let devices: DeviceStore
     let schedule: Schedule
+    let pushJobs: PushJobRetention
     let logger: Logger
 
     func run() async throws {
@@ -22,8 +25,10 @@ struct PruneService: Service {
             } catch {
                 return
             }
+            await prunePushJobs()
+            guard let notSeenFor = schedule.notSeenFor else { continue }
             do {
-                let deleted = try await devices.prune(notSeenSince: Date().addingTimeInterval(-schedule.notSeenFor))
+                let deleted = try await devices.prune(notSeenSince: Date().addingTimeInterval(-notSeenFor))
                 RegistryEvents().pruned(deleted)
                 logger.info("pruned stale devices", metadata: ["deleted": "\(deleted)"])
             } catch {

@@ -22,6 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var http: HTTPOptions
+    @OptionGroup var pushJobOptions: PushJobOptions
 
     @Option(
         help:
@@ -80,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
         apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
+        apiConfiguration.pushJobs = try pushJobOptions.settings()
         apiConfiguration.openAPIDocument = try ResourceLocator.openAPIDocument(
             override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         let setup = DatabaseSetup(
@@ -120,9 +122,11 @@ struct ServeCommand: AsyncParsableCommand {
                 maxLag: replica.maxLag, logger: logger)
         }
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
+        let pushJobs = PushJobStore(pool: pool)
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
+            pushJobs: pushJobs,
             senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
@@ -133,12 +137,13 @@ struct ServeCommand: AsyncParsableCommand {
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
+            .init(service: BackgroundWork { await api.runPushJobWorkers() }),
         ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
         if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
-        if let pruner {
-            services.append(.init(service: PruneService(devices: devices, schedule: pruner, logger: logger)))
-        }
+        let retention = PushJobRetention(store: pushJobs, keptFor: try pushJobOptions.retention())
+        services.append(
+            .init(service: PruneService(devices: devices, schedule: pruner, pushJobs: retention, logger: logger)))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -148,8 +153,11 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    private func pruneSchedule() throws -> PruneService.Schedule? {
-        guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else { return nil }
+    /// Without `--prune-every`, only finished push jobs are pruned, hourly.
+    private func pruneSchedule() throws -> PruneService.Schedule {
+        guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else {
+            return PruneService.Schedule(every: 3600, notSeenFor: nil)
+        }
         let age = Setting.optional(pruneNotSeenFor, env: "PRUNE_NOT_SEEN_FOR") ?? "270d"
         return PruneService.Schedule(
             every: try PruneCommand.age(every, option: "--prune-every"),

@@ -38,6 +38,7 @@ struct OperationalTests {
         let router = RegistryAPI(
             devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: nil), keys: APIKeyStore(pool: pool),
+            pushJobs: PushJobStore(pool: pool),
             senders: try PushSenderFactory(additionalCAFile: nil),
             isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
