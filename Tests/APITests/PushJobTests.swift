@@ -1,6 +1,7 @@
 import Foundation
 import MockPush
 import PushTestSupport
+import Store
 import TestSupport
 import Testing
 
@@ -181,7 +182,10 @@ struct PushJobTests {
             let counts = try #require((try await job(setup.server, location))["counts"] as? [String: Int])
             // Pushes still waiting for a slot when the deadline came are `expired`; the rest never started.
             #expect((counts["unsent"] ?? 0) > 0, "\(counts)")
-            #expect(counts["sent"] == atExpiry, "\(counts)")
+            // An `expired` push may have reached the mock without an answer in time.
+            let sent = counts["sent"] ?? 0
+            #expect(
+                sent <= atExpiry && atExpiry <= sent + (counts["expired"] ?? 0), "\(counts), \(atExpiry) at the mock")
         }
     }
 
@@ -198,6 +202,28 @@ struct PushJobTests {
             #expect(second.header("Content-Type") == "application/problem+json")
             let jobs = try await server.pool.withConnection { try $0.query("SELECT count(*) AS n FROM push_jobs") }
             #expect(try jobs.rows[0].int("n") == 1, "the refused job was kept")
+        }
+    }
+
+    @Test func retentionDeletesFinishedJobsInBatchesAndLeavesLiveOnes() async throws {
+        try await withJobServer(users: 30, workers: false) { setup in
+            let server = setup.server
+            let live = try accept(
+                try await server.request(
+                    "POST", "/v1/push", json: PushJobFixture.body(users: 10, extra: ["async": true])))
+            let finished = try accept(
+                try await server.request(
+                    "POST", "/v1/push", json: PushJobFixture.body(users: 30, extra: ["async": true])))
+            #expect(try await server.request("DELETE", finished).status == 200)
+            let store = PushJobStore(pool: server.pool)
+            #expect(try await store.pruneFinished(before: Date().addingTimeInterval(-60)) == 0)
+            #expect(try await store.pruneFinished(before: Date().addingTimeInterval(60), batchSize: 7) == 1)
+            #expect(try await server.request("GET", finished).status == 404)
+            #expect(try await server.request("GET", live).status == 200)
+            let rows = try await server.pool.withConnection {
+                try $0.query("SELECT count(*) AS n FROM push_job_deliveries").rows[0].int("n")
+            }
+            #expect(rows == 10)
         }
     }
 
