@@ -10,7 +10,7 @@ struct PushJobOptions: ParsableArguments {
     var pushJobMaxQueued: Int?
     @Option(
         help:
-            "Job pushes in flight to one provider from this instance; synchronous pushes are not counted. (env: PUSH_JOB_CONCURRENCY, default: 128)"
+            "Job pushes in flight to one provider from this instance; synchronous pushes are not counted. (env: PUSH_JOB_CONCURRENCY, default: 32)"
     )
     var pushJobConcurrency: Int?
     @Option(help: "Devices a worker claims at a time. (env: PUSH_JOB_BATCH, default: 500)")

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Push jobs across `kill -9`: the real binary, killed mid-job, then started again or replaced
-/// by a second instance on the same database. Every device is pushed, and no more devices are
+/// by a second instance on the same database (FCM devices; see below). Every device is pushed, and no more devices are
 /// pushed twice than the documented bound: `PUSH_JOB_BATCH × PUSH_JOB_BATCHES` per crash.
 @Suite("push jobs across crashes", .serialized)
 struct PushJobProcessTests {
@@ -119,8 +119,10 @@ struct PushJobProcessTests {
         #expect(repeated <= bound)
     }
 
-    /// FCM devices only: a restarted process signs a new APNs provider token, which APNs (and the
-    /// mock) refuse within 20 minutes of the last one until instances share it.
+    // Both cases push to the FCM devices only: a second process signs an APNs provider token of
+    // its own, which APNs (and the mock) refuse within 20 minutes of the first one
+    // (`TooManyProviderTokenUpdates`) until instances share the token.
+
     @Test func aKilledInstanceStartedAgainFinishesTheJob() async throws {
         try await withCluster { cluster in
             let (first, port) = try await ProcessTests.serve(cluster.database.url, cluster.environment)
@@ -163,15 +165,15 @@ struct PushJobProcessTests {
             // The second instance serves no API traffic here; it only works.
             let (survivor, port) = try await ProcessTests.serve(cluster.database.url, cluster.environment)
             let (victim, victimPort) = try await ProcessTests.serve(cluster.database.url, cluster.environment)
-            let location = try await startJob(victimPort, cluster)
-            while PushJobFixture.pushCount(cluster.mock.server) < Self.users / 4 {
+            let location = try await startJob(victimPort, cluster, extra: ["types": ["fcm"]])
+            while PushJobFixture.pushCount(cluster.mock.server) < Self.users / 8 {
                 try await Task.sleep(for: .milliseconds(20))
             }
             victim.signal(SIGKILL)
             try await victim.waitForExit(within: .seconds(10))
             let job = try await waitUntilDone(port, cluster, location)
-            #expect((job["counts"] as? [String: Int])?["sent"] == Self.users, "\(job)")
-            checkEveryDevicePushed(cluster, devices: Self.users, crashes: 1)
+            #expect((job["counts"] as? [String: Int])?["sent"] == Self.users / 2, "\(job)")
+            checkEveryDevicePushed(cluster, devices: Self.users / 2, crashes: 1)
             // The survivor's own sends and the database-wide queue, now empty.
             try await Task.sleep(for: .seconds(1.5))
             let metrics = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
