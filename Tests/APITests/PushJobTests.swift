@@ -189,6 +189,24 @@ struct PushJobTests {
         }
     }
 
+    @Test func aSmallJobIsNotStuckBehindABigOne() async throws {
+        try await withJobServer(users: 5020, concurrency: 8) { setup in
+            for service in [MockReply.Service.apns, .fcm] {
+                setup.mock.server.script(MockReply(service: service, delayMilliseconds: 5, times: 100_000))
+            }
+            let big = try accept(
+                try await setup.server.request("POST", "/v1/push", json: PushJobFixture.body(users: 5000)))
+            var small = PushJobFixture.body(users: 0, extra: ["async": true])
+            small["user_ids"] = (5000..<5020).map { "fan-\($0)" }
+            let location = try accept(try await setup.server.request("POST", "/v1/push", json: small))
+            _ = try await wait(setup.server, location, until: ["done"])
+            // Round robin: the small job got its turn long before the big one was through.
+            let bigNow = try await job(setup.server, big)
+            #expect(bigNow["status"] as? String == "running", "\(bigNow)")
+            #expect(((bigNow["counts"] as? [String: Int])?["pending"] ?? 0) > 2500, "\(bigNow)")
+        }
+    }
+
     @Test func aFullQueueIsAnswered503WithRetryAfter() async throws {
         try await withJobServer(users: 150, workers: false, maxQueued: 100) { setup in
             let server = setup.server
