@@ -1,6 +1,8 @@
 -- Push jobs: a push to more users than one request may wait for, kept here until every device has
 -- an outcome, so a restart loses nothing. `kind` and `payload` say what to send: 'push' is a
 -- POST /v1/push body without its user ids; other kinds (call events) reuse the same machinery.
+-- The payload is kept as the JSON text the API wrote, not jsonb: jsonb refuses the escaped NUL
+-- (\u0000) a push payload may carry, and only the worker reads it.
 --
 -- `receiving` is a job whose recipients are still being written (a streamed body); workers never
 -- see it, and the API answers 202 only once it is `queued`. The counters move in the same
@@ -9,7 +11,7 @@
 CREATE TABLE push_jobs (
     id             uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     kind           text NOT NULL CHECK (kind IN ('push')),
-    payload        jsonb NOT NULL,
+    payload        text NOT NULL,
     status         text NOT NULL
                    CHECK (status IN ('receiving', 'queued', 'running', 'done', 'cancelled', 'expired')),
     created_at     timestamptz NOT NULL DEFAULT now(),

@@ -11,7 +11,7 @@ extension PushJobStore {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
-                    SELECT id, kind, payload::text AS payload, created_at, deadline_at FROM push_jobs
+                    SELECT id, kind, payload, created_at, deadline_at FROM push_jobs
                      WHERE status IN ('queued', 'running') AND deadline_at > now() ORDER BY created_at, id
                     """
                 ).rows.map { row in

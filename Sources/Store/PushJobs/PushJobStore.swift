@@ -23,7 +23,7 @@ public struct PushJobStore: Sendable {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
-                    "INSERT INTO push_jobs (kind, payload, status, deadline_at) VALUES ($1, $2::jsonb, 'receiving', $3) RETURNING id",
+                    "INSERT INTO push_jobs (kind, payload, status, deadline_at) VALUES ($1, $2, 'receiving', $3) RETURNING id",
                     [kind, payload, deadline]
                 ).rows[0].string("id")
             }
