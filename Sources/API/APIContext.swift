@@ -13,6 +13,7 @@ struct APIContext: Sendable {
     let callEvents: CallEventStore
     let pushSenders: PushSenders
     let callComposers: CallComposerSetup
+    let pushJobs: PushJobs
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

@@ -21,6 +21,7 @@ public struct RegistryAPI: Sendable {
         /// `DIALSTACK_WEBHOOK_SECRET`: checks the DialStack webhook's signatures; nil answers the
         /// webhook 503, saying how to configure it.
         public var dialStackSignature: DialStackSignature?
+        public var pushJobs = PushJobSettings()
         public init() {}
     }
 
@@ -34,7 +35,8 @@ public struct RegistryAPI: Sendable {
     /// expects. `senders` makes each provider's push sender, once per process.
     public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
-        callEvents: CallEventStore, senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
+        callEvents: CallEventStore, pushJobs: PushJobStore,
+        senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
         configuration: Configuration,
         logger: Logger,
         metricsText: @escaping @Sendable () -> String
@@ -44,6 +46,7 @@ public struct RegistryAPI: Sendable {
         context = APIContext(
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
             pushSenders: pushSenders, callComposers: CallComposerSetup(payloadKeys: credentials.payloadKeys),
+            pushJobs: PushJobs(store: pushJobs, settings: configuration.pushJobs),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -87,7 +90,15 @@ public struct RegistryAPI: Sendable {
         context.addPushRoutes(to: &router)
         context.addCallEventRoutes(to: &router)
         context.addDialStackWebhookRoute(to: &router, signature: dialStackSignature)
+        context.addPushJobRoutes(to: &router)
         return router
+    }
+
+    /// Works off push jobs until cancelled (see `PushJobWorker`); returns at once when the
+    /// settings say this instance runs no workers.
+    public func runPushJobWorkers() async {
+        guard context.pushJobs.settings.runsWorkers else { return }
+        await PushJobWorker(context: context).run()
     }
 
     /// Closes every push connection; call once serving has stopped.

@@ -4,12 +4,13 @@ import Logging
 import ServiceLifecycle
 import Store
 
-/// `serve --prune-every`: deletes stale devices and old call events on a schedule, counting the
-/// devices in the metrics.
+/// `serve`'s scheduled pruning: stale devices with `--prune-every` (counted in the metrics); and,
+/// whether or not devices are pruned, call events and finished push jobs past their retention.
 struct PruneService: Service {
     struct Schedule: Sendable {
         var every: TimeInterval
-        var notSeenFor: TimeInterval
+        /// Nil: devices are not pruned (no `--prune-every`).
+        var notSeenFor: TimeInterval?
         /// How long a call event's history is kept (`GET /v1/call-events/{id}`).
         var callEventsKeptFor: TimeInterval
     }
@@ -17,6 +18,7 @@ struct PruneService: Service {
     let devices: DeviceStore
     let callEvents: CallEventStore
     let schedule: Schedule
+    let pushJobs: PushJobRetention
     let logger: Logger
 
     func run() async throws {
@@ -26,20 +28,26 @@ struct PruneService: Service {
             } catch {
                 return
             }
+            await prunePushJobs()
+            await pruneCallEvents()
+            guard let notSeenFor = schedule.notSeenFor else { continue }
             do {
-                let deleted = try await devices.prune(notSeenSince: Date().addingTimeInterval(-schedule.notSeenFor))
+                let deleted = try await devices.prune(notSeenSince: Date().addingTimeInterval(-notSeenFor))
                 RegistryEvents().pruned(deleted)
                 logger.info("pruned stale devices", metadata: ["deleted": "\(deleted)"])
             } catch {
                 logger.warning("prune failed; will try again next time", metadata: ["error": "\(error)"])
             }
-            do {
-                let deleted = try await callEvents.prune(
-                    createdBefore: Date().addingTimeInterval(-schedule.callEventsKeptFor))
-                logger.info("pruned old call events", metadata: ["deleted": "\(deleted)"])
-            } catch {
-                logger.warning("call event prune failed; will try again next time", metadata: ["error": "\(error)"])
-            }
+        }
+    }
+
+    private func pruneCallEvents() async {
+        do {
+            let deleted = try await callEvents.prune(
+                createdBefore: Date().addingTimeInterval(-schedule.callEventsKeptFor))
+            logger.info("pruned old call events", metadata: ["deleted": "\(deleted)"])
+        } catch {
+            logger.warning("call event prune failed; will try again next time", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var http: HTTPOptions
+    @OptionGroup var pushJobOptions: PushJobOptions
 
     @Option(
         help:
@@ -99,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
         apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
+        apiConfiguration.pushJobs = try pushJobOptions.settings()
         apiConfiguration.openAPIDocument = try ResourceLocator.openAPIDocument(
             override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.dialStackSignature = try Self.dialStackSignature()
@@ -156,10 +158,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let callEvents = CallEventStore(pool: pool)
+        let pushJobs = PushJobStore(pool: pool)
         let api = RegistryAPI(
             devices: devices, providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
-            callEvents: callEvents, senders: senders,
+            callEvents: callEvents, pushJobs: pushJobs, senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
             logger: logger, metricsText: { Self.exposition(metrics) })
         let keyChanges = APIKeyChanges(
@@ -169,14 +172,15 @@ struct ServeCommand: AsyncParsableCommand {
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
+            .init(service: BackgroundWork { await api.runPushJobWorkers() }),
         ]
         if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
         if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
-        if let pruner {
-            services.append(
-                .init(service: PruneService(devices: devices, callEvents: callEvents, schedule: pruner, logger: logger))
-            )
-        }
+        let retention = PushJobRetention(store: pushJobs, keptFor: try pushJobOptions.retention())
+        services.append(
+            .init(
+                service: PruneService(
+                    devices: devices, callEvents: callEvents, schedule: pruner, pushJobs: retention, logger: logger)))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -186,14 +190,18 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    private func pruneSchedule() throws -> PruneService.Schedule? {
-        guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else { return nil }
-        let age = Setting.optional(pruneNotSeenFor, env: "PRUNE_NOT_SEEN_FOR") ?? "270d"
+    /// Without `--prune-every`, only call events and finished push jobs are pruned, hourly.
+    private func pruneSchedule() throws -> PruneService.Schedule {
         let kept = Setting.optional(callEventsKeptFor, env: "CALL_EVENTS_KEPT_FOR") ?? PruneCommand.callEventsKeptFor
+        let callEventsKeptFor = try PruneCommand.age(kept, option: "--call-events-kept-for")
+        guard let every = Setting.optional(pruneEvery, env: "PRUNE_EVERY") else {
+            return PruneService.Schedule(every: 3600, notSeenFor: nil, callEventsKeptFor: callEventsKeptFor)
+        }
+        let age = Setting.optional(pruneNotSeenFor, env: "PRUNE_NOT_SEEN_FOR") ?? "270d"
         return PruneService.Schedule(
             every: try PruneCommand.age(every, option: "--prune-every"),
             notSeenFor: try PruneCommand.age(age, option: "--prune-not-seen-for"),
-            callEventsKeptFor: try PruneCommand.age(kept, option: "--call-events-kept-for"))
+            callEventsKeptFor: callEventsKeptFor)
     }
 
     /// `DIALSTACK_WEBHOOK_SECRET`, from the environment only (a secret has no place in a command

@@ -38,7 +38,8 @@ struct OperationalTests {
         let router = RegistryAPI(
             devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: nil), keys: APIKeyStore(pool: pool),
-            callEvents: CallEventStore(pool: pool), senders: try PushSenderFactory(additionalCAFile: nil),
+            callEvents: CallEventStore(pool: pool), pushJobs: PushJobStore(pool: pool),
+            senders: try PushSenderFactory(additionalCAFile: nil),
             isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
         await pool.shutdown()

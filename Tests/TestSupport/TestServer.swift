@@ -35,6 +35,8 @@ public final class TestServer: Sendable {
         /// `PUSH_CA_FILE`: the mock push server's test CA.
         public var pushCAFile: String? = nil
         public var sender = SenderConfiguration()
+        /// Whether the server works off push jobs (off by default: other suites need no poller).
+        public var pushJobWorkers = false
         public init() {}
     }
 
@@ -71,6 +73,7 @@ public final class TestServer: Sendable {
             providers: ProviderStore(pool: served),
             credentials: ProviderCredentialStore(pool: served, sealer: options.sealer),
             keys: APIKeyStore(pool: served), callEvents: CallEventStore(pool: served),
+            pushJobs: PushJobStore(pool: served),
             senders: try PushSenderFactory(additionalCAFile: options.pushCAFile, configuration: options.sender),
             isReady: { await migrator.isReady(served) }, configuration: api,
             logger: logger, metricsText: { "" })
@@ -80,6 +83,7 @@ public final class TestServer: Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await server.run() }
                 group.addTask { await keyChanges.run() }
+                if options.pushJobWorkers { group.addTask { await registry.runPushJobWorkers() } }
             }
         }
         let port = try await server.localAddress.port ?? 0

@@ -11,6 +11,8 @@ struct DevicePush {
     let provider: StoredProvider?
     let request: PushRequest
     let deadline: ContinuousClock.Instant
+    /// `.bulk` for a push job's devices (see `DeviceSend.lane`).
+    var lane: PushBudget.Lane = .interactive
 
     func run(context: APIContext, senders: PushSenders) async -> PushResult {
         let started = ContinuousClock.now
@@ -41,7 +43,7 @@ struct DevicePush {
             return (result.finished(.skipped, reason: "no \(device.type.service.rawValue) section"), nil)
         }
         guard let provider else { return (result.finished(.failed, reason: "ProviderNotFound"), nil) }
-        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline)
+        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline, lane: lane)
             .deliver(context: context, senders: senders)
     }
 }

@@ -21,6 +21,9 @@ struct DeviceSend {
     let provider: StoredProvider
     let message: Message
     let deadline: ContinuousClock.Instant
+    /// The provider budget's lane: `.bulk` for push jobs, so they wait whenever a synchronous
+    /// push or a ring does, and hold at most `PUSH_JOB_SHARE` of the budget.
+    var lane: PushBudget.Lane = .interactive
 
     /// The device's result, and the sender's when a push service was asked.
     func deliver(context: APIContext, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
@@ -31,9 +34,9 @@ struct DeviceSend {
             case (.apns(let sender), .apns(let payload, let options)) where device.type.service == .apns:
                 delivery = await sender.send(
                     payload, to: device.token.value, environment: device.environment ?? .production,
-                    options: options, deadline: deadline)
+                    options: options, deadline: deadline, lane: lane)
             case (.fcm(let sender), .fcm(let message)) where device.type == .fcm:
-                delivery = await sender.send(message, to: device.token.value, deadline: deadline)
+                delivery = await sender.send(message, to: device.token.value, deadline: deadline, lane: lane)
             default:
                 return (result.finished(.failed, reason: "TokenTypeNotForProvider"), nil)
             }

@@ -5,14 +5,19 @@ import RegistryCore
 import Store
 
 /// `POST /v1/push` (`push:send`): sends to every device of the users named, and answers with
-/// each device's outcome once every device has one or the deadline has passed.
+/// each device's outcome once every device has one or the deadline has passed. A body with more
+/// than 1,000 users or `"async": true` becomes a push job instead (202, see `PushJobIntake`).
 extension APIContext {
     func addPushRoutes(to router: inout Router) {
         router.add(
-            .POST, "/v1/push", body: .json,
+            .POST, "/v1/push", body: .json, bodyLimit: PushJobRequest.jsonBodyLimit,
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let push = try PushRequest.parse(try RequestReading.json(request))
+                let body = try RequestReading.json(request)
+                if PushJobRequest.isJob(body) {
+                    return try await PushJobIntake(jobs: pushJobs).receive(try PushJobRequest.parse(body))
+                }
+                let push = try PushRequest.parse(PushJobRequest.synchronous(body))
                 let deadline = ContinuousClock.now + push.deadline
                 let targets = try await targetDevices(of: push.userIDs) {
                     push.targets(type: $0.type, provider: $0.provider)

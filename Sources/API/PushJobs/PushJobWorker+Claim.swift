@@ -1,0 +1,112 @@
+import Foundation
+import RegistryCore
+import Store
+
+extension PushJobWorker {
+    /// Sends one claim's devices, renewing its lease meanwhile, then records what was sent and
+    /// gives back what was not started (the job ended, or the lease could not be held). Shutting
+    /// down starts no more pushes, but lets those in flight finish and be recorded: a cancelled
+    /// task could neither wait for a push service's answer nor write to the database.
+    func send(_ claim: PushJobClaim, of job: Job) async {
+        let lease = ClaimLease(validUntil: .now + context.pushJobs.settings.lease)
+        let work = Task { await self.send(claim, of: job, lease: lease) }
+        await withTaskCancellationHandler {
+            await work.value
+        } onCancel: {
+            lease.stop()
+        }
+    }
+
+    private func send(_ claim: PushJobClaim, of job: Job, lease: ClaimLease) async {
+        let store = context.pushJobs.store
+        let settings = context.pushJobs.settings
+        let id = job.live.id
+        let jobDeadline = ContinuousClock.now + .milliseconds(Int64(job.live.deadlineAt.timeIntervalSinceNow * 1000))
+        let providers: [ProviderName: StoredProvider]
+        do {
+            providers = Dictionary(
+                try await context.providers.all().map { ($0.provider.name, $0) },
+                uniquingKeysWith: { first, _ in first })
+        } catch {
+            // Nothing sent: the devices go back at once rather than when the lease runs out.
+            try? await store.release(job: id, claim: claim.number, deviceIDs: claim.deliveries.map(\.deviceID))
+            return
+        }
+        let renewing = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: settings.renewEvery)
+                guard !Task.isCancelled else { return }
+                let started = ContinuousClock.now
+                if let live = try? await store.renew(job: id, claim: claim.number, lease: settings.lease) {
+                    lease.renewed(until: started + settings.lease, jobLive: live)
+                }
+            }
+        }
+        let outcomes = await withTaskGroup(of: PushJobOutcome?.self) { group in
+            for delivery in claim.deliveries {
+                group.addTask {
+                    await self.push(
+                        delivery, of: job, provider: delivery.device.flatMap { providers[$0.provider] }, lease: lease,
+                        jobDeadline: jobDeadline)
+                }
+            }
+            var outcomes: [PushJobOutcome] = []
+            for await outcome in group { outcome.map { outcomes.append($0) } }
+            return outcomes
+        }
+        renewing.cancel()
+        await renewing.value
+        await record(outcomes, of: claim, job: id)
+        let sent = Set(outcomes.map(\.deviceID))
+        let unsent = claim.deliveries.map(\.deviceID).filter { !sent.contains($0) }
+        try? await store.release(job: id, claim: claim.number, deviceIDs: unsent)
+    }
+
+    /// One device's push; nil when it was not started.
+    private func push(
+        _ delivery: PushJobClaim.Delivery, of job: Job, provider: StoredProvider?, lease: ClaimLease,
+        jobDeadline: ContinuousClock.Instant
+    ) async -> PushJobOutcome? {
+        guard let device = delivery.device else {
+            PushJobMetrics.recorded("skipped")
+            return PushJobOutcome(
+                deviceID: delivery.deviceID, status: "skipped", reason: "unregistered", serviceID: nil)
+        }
+        let result = await budget.withSlot(for: device.provider) { () -> PushResult? in
+            guard lease.allowsStarting, !context.pushJobs.wasCancelledHere(job.live.id),
+                ContinuousClock.now < jobDeadline
+            else { return nil }
+            inFlight.withLockedValue { $0 += 1 }
+            defer { inFlight.withLockedValue { $0 -= 1 } }
+            let devicePush = DevicePush(
+                device: device, provider: provider, request: job.push,
+                deadline: min(jobDeadline, .now + context.pushJobs.settings.pushTimeout), lane: .bulk)
+            return await devicePush.run(context: context, senders: context.pushSenders)
+        }
+        guard let result = result ?? nil else { return nil }
+        PushJobMetrics.recorded(result.status.rawValue)
+        return PushJobOutcome(
+            deviceID: delivery.deviceID, status: result.status.rawValue, reason: result.reason,
+            serviceID: result.service_id)
+    }
+
+    /// Records outcomes, retrying a failed write while the lease still holds: an outcome not
+    /// recorded means its push is sent again once the lease runs out.
+    private func record(_ outcomes: [PushJobOutcome], of claim: PushJobClaim, job: String) async {
+        let giveUp = ContinuousClock.now + context.pushJobs.settings.lease
+        while true {
+            do {
+                try await context.pushJobs.store.record(job: job, claim: claim.number, outcomes: outcomes)
+                return
+            } catch {
+                guard ContinuousClock.now < giveUp, !Task.isCancelled else {
+                    context.logger.warning(
+                        "push job outcomes not recorded; their devices will be sent again",
+                        metadata: ["job": "\(job)", "devices": "\(outcomes.count)", "error": "\(error)"])
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Postgres
+import RegistryCore
+
+/// Push jobs' SQL: taking a job in, reading and cancelling it. Every method is its own
+/// transaction; when it returns, it has committed. Failures are `RegistryError`s.
+public struct PushJobStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// What `enqueue` decided.
+    public enum Admission: Sendable {
+        case queued(PushJob)
+        /// Accepting it would put more than the limit in the queue; the job was not queued.
+        case full(queued: Int)
+    }
+
+    /// Starts a job in `receiving`: invisible to workers until `enqueue`. Returns its id.
+    public func begin(kind: String, payload: String, deadline: Date) async throws -> String {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    "INSERT INTO push_jobs (kind, payload, status, deadline_at) VALUES ($1, $2, 'receiving', $3) RETURNING id",
+                    [kind, payload, deadline]
+                ).rows[0].string("id")
+            }
+        }
+    }
+
+    /// Adds the devices of `users` that pass the filters (nil: no filter), each device once however
+    /// often its user is named. Disabled devices are added too: the worker records them skipped.
+    /// Returns how many devices were added.
+    public func addRecipients(job: String, users: [UserID], types: [String]?, providers: [String]?) async throws
+        -> Int
+    {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    WITH added AS (
+                        INSERT INTO push_job_deliveries (job_id, device_id, user_id)
+                        SELECT $1, id, user_id FROM devices
+                         WHERE user_id = ANY ($2::text[]) AND ($3::text[] IS NULL OR type = ANY ($3::text[]))
+                           AND ($4::text[] IS NULL OR provider = ANY ($4::text[]))
+                        ON CONFLICT DO NOTHING RETURNING 1),
+                    counted AS (SELECT count(*)::integer AS n FROM added)
+                    UPDATE push_jobs SET total = total + n, pending = pending + n FROM counted
+                     WHERE id = $1 RETURNING n
+                    """, [job, users.map(\.value), types, providers]
+                ).rows[0].int("n")
+            }
+        }
+    }
+
+    /// Devices still to be sent in live jobs, database-wide: what `PUSH_JOB_MAX_QUEUED` limits.
+    public func queuedRecipients() async throws -> Int {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(Self.queuedSQL).rows[0].int("queued")
+            }
+        }
+    }
+
+    static let queuedSQL =
+        "SELECT coalesce(sum(pending), 0)::bigint AS queued FROM push_jobs WHERE status IN ('queued', 'running')"
+
+    /// Hands a received job to the workers, unless the queue would then hold more than
+    /// `maxQueued` devices. Admissions are serialised (a transaction-level advisory lock), so two
+    /// jobs accepted at once cannot both squeeze under the limit. A job with no device is done
+    /// at once.
+    public func enqueue(job: String, maxQueued: Int) async throws -> Admission {
+        try await StoreFailure.translating {
+            try await pool.withTransaction { connection in
+                _ = try connection.queryPrepared("SELECT pg_advisory_xact_lock(\(Self.admissionLock))")
+                let queued = try connection.queryPrepared(Self.queuedSQL).rows[0].int("queued")
+                let pending = try connection.queryPrepared(
+                    "SELECT pending FROM push_jobs WHERE id = $1 AND status = 'receiving'", [job]
+                ).rows.first?.int("pending")
+                guard let pending else { throw RegistryError.notFound("push job") }
+                if pending > 0, queued + pending > maxQueued { return .full(queued: queued) }
+                let row = try connection.queryPrepared(
+                    """
+                    UPDATE push_jobs SET status = CASE WHEN pending = 0 THEN 'done' ELSE 'queued' END,
+                           finished_at = CASE WHEN pending = 0 THEN now() END
+                     WHERE id = $1 RETURNING \(Self.columns)
+                    """, [job]
+                ).rows[0]
+                return .queued(try Self.job(from: row))
+            }
+        }
+    }
+
+    /// "push_jobs admission" as a number, the key of the advisory lock `enqueue` takes.
+    static let admissionLock = 7_301_300_013
+
+    /// Deletes a job that will not be queued (refused, or its body failed), with its recipients.
+    public func discard(job: String) async throws {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                _ = try connection.queryPrepared("DELETE FROM push_jobs WHERE id = $1", [job])
+            }
+        }
+    }
+
+    /// The job, or nil for an unknown id or one still `receiving` (not accepted yet).
+    public func job(id: String) async throws -> PushJob? {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    "SELECT \(Self.columns) FROM push_jobs WHERE id = $1 AND status <> 'receiving'", [id]
+                ).rows.first.map(Self.job)
+            }
+        }
+    }
+
+    /// Marks a live job cancelled: from its commit on, no worker claims another of its devices
+    /// (claims hold the job row `FOR SHARE`, which this update waits for). Returns the job as it
+    /// is then, cancelled or already over; nil for an unknown id.
+    public func cancel(id: String) async throws -> PushJob? {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                _ = try connection.queryPrepared(
+                    """
+                    UPDATE push_jobs SET status = 'cancelled', finished_at = now()
+                     WHERE id = $1 AND status IN ('queued', 'running')
+                    """, [id])
+                return try connection.queryPrepared(
+                    "SELECT \(Self.columns) FROM push_jobs WHERE id = $1 AND status <> 'receiving'", [id]
+                ).rows.first.map(Self.job)
+            }
+        }
+    }
+
+    /// Devices of the job claimed by a worker whose lease still runs: pushes that may be in flight.
+    public func claimedDevices(job: String) async throws -> Int {
+        try await StoreFailure.translating {
+            try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    SELECT count(*)::integer AS n FROM push_job_deliveries
+                     WHERE job_id = $1 AND status = 'pending' AND claim IS NOT NULL AND claimed_until > now()
+                    """, [job]
+                ).rows[0].int("n")
+            }
+        }
+    }
+
+    static let columns = """
+        id, kind, status, created_at, deadline_at, started_at, finished_at, total, pending, sent, token_invalid, \
+        rejected, failed, expired, skipped
+        """
+
+    static func job(from row: PostgresRow) throws -> PushJob {
+        guard let status = PushJob.Status(rawValue: try row.string("status")) else {
+            throw RegistryError.internal(reason: "unknown push job status")
+        }
+        var counts = PushJob.Counts()
+        counts.total = try row.int("total")
+        counts.pending = try row.int("pending")
+        counts.sent = try row.int("sent")
+        counts.tokenInvalid = try row.int("token_invalid")
+        counts.rejected = try row.int("rejected")
+        counts.failed = try row.int("failed")
+        counts.expired = try row.int("expired")
+        counts.skipped = try row.int("skipped")
+        return PushJob(
+            id: try row.string("id"), kind: try row.string("kind"), status: status, counts: counts,
+            createdAt: try row.date("created_at"), deadlineAt: try row.date("deadline_at"),
+            startedAt: try row.optionalDate("started_at"), finishedAt: try row.optionalDate("finished_at"))
+    }
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# `scripts/bench fanout` (issue 18): one push job to BENCH_FANOUT_DEVICES devices (1,000,000;
+# half APNs VoIP, half FCM) against `device-registry mock-push` over TLS on loopback. Not a
+# test: it prints figures and never asserts.
+#   (1) accept: the NDJSON body (one user id per line) until 202
+#   (2) the job: accept → last push (the job's created_at → finished_at), pushes/s, the
+#       service's peak RSS, and every device's outcome counted (sent = total: none lost)
+#   (3) a synchronous POST /v1/push to one VoIP device, one after another while the job runs:
+#       p50/p99 (the ring path beside a job)
+#   (4) kill -9: a second job, to the FCM half of BENCH_FANOUT_CRASH_DEVICES (200,000) more
+#       devices, the service killed a third of the way, started again: restart → ready, and kill → the job moving again
+#       (a dead instance's lease runs out), and whether it finished with every device sent.
+# Environment: BENCH_FANOUT_DEVICES=1000000 BENCH_FANOUT_CRASH_DEVICES=200000; PUSH_JOB_* pass through.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+ensure_packages time
+
+devices=${BENCH_FANOUT_DEVICES:-1000000}
+crash_devices=${BENCH_FANOUT_CRASH_DEVICES:-200000}
+export LOG_LEVEL=${LOG_LEVEL:-warning}
+team=ABCDE12345 kid=XYZ987WVU6
+bin=$(registry_binary release)
+data=$PWD/.data/bench-fanout-$$
+tmp=$(mktemp -d)
+service_pid= mock_pid=
+cleanup() {
+  for pid in $service_pid $mock_pid; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  stop_cluster "$data"
+  rm -rf "$data" "$tmp"
+}
+trap cleanup EXIT
+
+# A throwaway CA and localhost certificate, the APNs key and the FCM service account the mock accepts.
+p256=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+openssl req -x509 "${p256[@]}" -keyout "$tmp/ca.key" -out "$tmp/ca.pem" -days 2 -subj /CN=bench-ca \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
+openssl req "${p256[@]}" -keyout "$tmp/server.key" -out "$tmp/server.csr" -subj /CN=localhost 2>/dev/null
+openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.pem" -CAkey "$tmp/ca.key" -out "$tmp/server.pem" -days 2 \
+  -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1) 2>/dev/null
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$tmp/fcm.key" 2>/dev/null
+
+mock_port=$(free_port)
+python3 -c 'import json, sys; print(json.dumps({"type": "service_account", "project_id": "bench-project",
+  "private_key_id": "k1", "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench-project.iam.gserviceaccount.com",
+  "token_uri": sys.argv[2]}))' "$tmp/fcm.key" "https://localhost:$mock_port/token" >"$tmp/account.json"
+"$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" \
+  --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json" >"$tmp/mock.log" 2>&1 &
+mock_pid=$!
+for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done
+
+pg_port=$(free_port)
+start_cluster "$data" "$pg_port"
+DATABASE_URL=$(fresh_database "$pg_port" device_registry)
+PORT=$(free_port)
+admin=drk_$(openssl rand 32 | basenc --base64url | tr -d '=\n')
+REGISTRY_MASTER_KEY=$(openssl rand 32 | basenc --base64url | tr -d '=\n')
+PUSH_CA_FILE=$tmp/ca.pem
+REGISTRY_ADMIN_KEY=$admin
+export DATABASE_URL PORT REGISTRY_MASTER_KEY PUSH_CA_FILE REGISTRY_ADMIN_KEY
+base=http://127.0.0.1:$PORT
+start_service() {
+  "$bin" serve >>"$tmp/service.log" 2>&1 &
+  service_pid=$!
+  wait_ready "$base" 60
+}
+start_service
+sql() { psql -qXtA -h 127.0.0.1 -p "$pg_port" -U postgres device_registry -c "$1"; }
+api() { curl -sf -X "$1" "$base$2" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "${@:3}"; }
+
+python3 -c 'import json, sys; print(json.dumps({"service": "apns", "topic": "com.example.app", "endpoint": sys.argv[1],
+  "credentials": {"team_id": sys.argv[2], "key_id": sys.argv[3], "private_key": open(sys.argv[4]).read()}}))' \
+  "https://localhost:$mock_port" "$team" "$kid" "$tmp/AuthKey.p8" | api PUT /v1/providers/ios -d @- >/dev/null
+python3 -c 'import json, sys; print(json.dumps({"service": "fcm", "project_id": "bench-project", "endpoint": sys.argv[1],
+  "credentials": {"service_account": json.load(open(sys.argv[2]))}}))' \
+  "https://localhost:$mock_port" "$tmp/account.json" | api PUT /v1/providers/android -d @- >/dev/null
+
+# Users fan-0 … fan-N: even ones a VoIP token, odd ones an FCM token; `ringer` one VoIP token.
+seed() { # FIRST COUNT
+  sql "INSERT INTO devices (provider, token, type, user_id, environment, created_at, updated_at, last_seen_at)
+       SELECT CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
+              CASE WHEN i % 2 = 0 THEN lpad(to_hex(i + 4096), 64, '0') ELSE 'fcm-token:' || i END,
+              CASE WHEN i % 2 = 0 THEN 'voip' ELSE 'fcm' END, 'fan-' || i,
+              CASE WHEN i % 2 = 0 THEN 'production' END, now(), now(), now()
+         FROM generate_series($1, $1 + $2 - 1) AS i"
+}
+seed 0 "$devices"
+seed "$devices" "$crash_devices"
+echo "{\"user_id\":\"ringer\",\"provider\":\"ios\",\"type\":\"voip\",\"token\":\"$(printf 'c%063x' 1)\"}" |
+  api POST /v1/devices -d @- >/dev/null
+ring='{"user_ids":["ringer"],"apns":{"push_type":"voip","priority":10,"payload":{"aps":{},"call_id":"c1"}}}'
+api POST /v1/push -d "$ring" | grep -q '"status":"sent"' || { echo "the first ring was not sent" >&2; exit 1; }
+
+# body FIRST COUNT FILE [FILTER]: the NDJSON job body; FILTER adds fields to the push, e.g. `"types":["fcm"],`.
+body() {
+  echo "{${4:-}"'"apns":{"push_type":"voip","priority":10,"payload":{"aps":{},"event":"live_started"}},"fcm":{"message":{"data":{"event":"live_started"}}},"deadline":"2h"}' >"$3"
+  seq "$1" $(($1 + $2 - 1)) | sed 's/.*/"fan-&"/' >>"$3"
+}
+# post FILE: the job's location; prints the seconds the accept took to stderr.
+post() {
+  curl -sf -o "$tmp/accepted.json" -D "$tmp/accepted.headers" -w '%{time_total}' -X POST "$base/v1/push-jobs" \
+    -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' --data-binary @"$1" >"$tmp/accept.seconds"
+  grep -i '^location:' "$tmp/accepted.headers" | tr -d '\r' | awk '{ print $2 }'
+}
+field() { python3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1], {}, j))' "$1"; }
+
+echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $bin"
+echo "== PUSH_JOB_CONCURRENCY=${PUSH_JOB_CONCURRENCY:-32} PUSH_JOB_BATCH=${PUSH_JOB_BATCH:-500} PUSH_JOB_BATCHES=${PUSH_JOB_BATCHES:-4}"
+
+# (1) + (2) + (3)
+body 0 "$devices" "$tmp/job.ndjson"
+location=$(post "$tmp/job.ndjson")
+accept_seconds=$(cat "$tmp/accept.seconds")
+echo "(1) accepted $devices devices in ${accept_seconds}s ($(wc -c <"$tmp/job.ndjson") bytes of NDJSON)"
+: >"$tmp/ring.ms"
+while :; do
+  status=$(api GET "$location" | field status)
+  [[ $status == queued || $status == running ]] || break
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    curl -sf -o /dev/null -w '%{time_total}\n' -X POST "$base/v1/push" -H "Authorization: Bearer $admin" \
+      -H 'Content-Type: application/json' -d "$ring" | awk '{ printf "%.3f\n", $1 * 1000 }' >>"$tmp/ring.ms"
+  done
+done
+job=$(api GET "$location")
+rss_mib=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$service_pid/status")
+python3 - "$job" "$devices" "$rss_mib" <<'PY'
+import json, sys
+from datetime import datetime
+job, devices, rss = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+t = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))
+seconds = (t(job["finished_at"]) - t(job["created_at"])).total_seconds()
+c = job["counts"]
+print(f"(2) job {job['status']}: {c['sent']} of {job['total']} sent in {seconds:.1f}s accept → last push"
+      f" → {c['sent'] / seconds:.0f} pushes/s; counts {c}; peak RSS {rss} MiB"
+      f"; {'none lost' if c['sent'] == devices else 'NOT ALL SENT'}")
+PY
+sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
+  if (NR == 0) { print "(3) no synchronous push measured"; exit }
+  printf "(3) synchronous push during the job: %d pushes, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+    NR, v[int(NR * 0.5) + 1], v[int(NR * 0.99) + 1], v[NR] }'
+
+# (4) kill -9 a third of the way, then start again. Its FCM devices only: a restarted process
+# signs a new APNs provider token, which APNs (and the mock) refuse within 20 minutes of the last.
+body "$devices" "$crash_devices" "$tmp/crash.ndjson" '"types":["fcm"],'
+location=$(post "$tmp/crash.ndjson")
+while (($(api GET "$location" | field 'counts["sent"]') < crash_devices / 6)); do sleep 0.05; done
+kill -9 "$service_pid"
+wait "$service_pid" 2>/dev/null || true
+killed=$(date +%s.%N)
+sent_at_kill=$(sql "SELECT sent FROM push_jobs WHERE id = '${location##*/}'")
+service_pid=
+start_service
+ready=$(date +%s.%N)
+while (($(api GET "$location" | field 'counts["sent"]') <= sent_at_kill)); do sleep 0.02; done
+moving=$(date +%s.%N)
+while [[ $(api GET "$location" | field status) == running ]]; do sleep 0.2; done
+job=$(api GET "$location")
+awk -v k="$killed" -v r="$ready" -v m="$moving" -v s="$sent_at_kill" 'BEGIN {
+  printf "(4) kill -9 after %d sent: restart → ready %.2fs, kill → sending again %.2fs\n", s, r - k, m - k }'
+echo "    then: $(field '"%s, %d of %d sent" % (status, counts["sent"], total)' <<<"$job")"
+warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
+((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; grep -iE 'warning|error' "$tmp/service.log" | tail -n 3; }
