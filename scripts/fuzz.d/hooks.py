@@ -130,8 +130,10 @@ SEMANTIC_FIELDS = {
     "POST /v1/devices": {
         # unknown provider; type its service does not take; per-type token format; environment
         # for fcm; user_id over 255 bytes; labels that are only whitespace or over their length in
-        # characters (the schema counts code points).
+        # characters (the schema counts code points); payload_encryption only for a signalwire
+        # provider, rotate_payload_key only beside payload_encryption.
         "provider", "type", "token", "environment", "user_id", "device_id", "platform", "app_version",
+        "payload_encryption", "rotate_payload_key",
     },
     "GET /v1/devices": {"cursor", "user_id"},
     "GET /v1/users/{user_id}/devices": {"user_id"},
