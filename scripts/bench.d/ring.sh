@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
+source scripts/bench.d/mock_setup.sh
 ensure_packages wrk time
 
 seconds=${BENCH_SECONDS:-20}
@@ -22,23 +23,10 @@ here=scripts/bench.d
 team=ABCDE12345 kid=XYZ987WVU6
 
 bin=$(registry_binary release)
-data=$PWD/.data/bench-ring-$$
-tmp=$(mktemp -d)
-service_pid= mock_pid=
-cleanup() {
-  for pid in $service_pid $mock_pid; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  stop_cluster "$data"
-  rm -rf "$data" "$tmp"
-}
-trap cleanup EXIT
+bench_scratch ring
 
-# A throwaway CA, a certificate for localhost, and the APNs key the mock accepts.
-p256=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
-openssl req -x509 "${p256[@]}" -keyout "$tmp/ca.key" -out "$tmp/ca.pem" -days 2 -subj /CN=bench-ca \
-  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
-openssl req "${p256[@]}" -keyout "$tmp/server.key" -out "$tmp/server.csr" -subj /CN=localhost 2>/dev/null
-openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.pem" -CAkey "$tmp/ca.key" -out "$tmp/server.pem" -days 2 \
-  -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1) 2>/dev/null
+# The mock's certificates, and the APNs key the mock accepts.
+make_mock_certificates
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
 
 mock_port=$(free_port)
