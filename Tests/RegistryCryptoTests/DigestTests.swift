@@ -15,6 +15,20 @@ import Testing
     func sha256KnownVectors(input: String, expected: String) {
         #expect(Hex.encode(SHA256.hash(input)) == expected)
         #expect(Hex.encode(SHA256.hash(Array(input.utf8)[...])) == expected)
+        // In parts, split anywhere, and with an empty part: the same digest.
+        let hasher = SHA256Hasher()
+        let bytes = Array(input.utf8)
+        hasher.update(bytes.prefix(bytes.count / 3))
+        hasher.update([UInt8]())
+        hasher.update(bytes.dropFirst(bytes.count / 3))
+        #expect(Hex.encode(hasher.finish()) == expected)
+    }
+
+    @Test func sha256OfAMillionAsInParts() {
+        // FIPS 180-2's long vector: one million "a", fed 1,000 at a time.
+        let hasher = SHA256Hasher()
+        for _ in 0..<1000 { hasher.update(String(repeating: "a", count: 1000)) }
+        #expect(Hex.encode(hasher.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func hmacRFC4231TestCase1() {
