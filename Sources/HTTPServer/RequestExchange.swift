@@ -80,8 +80,15 @@ struct RequestExchange {
     }
 
     private func serve(_ request: inout HTTPRequest, route: Route) async throws -> Disposition {
-        let limit = route.bodyLimit ?? (route.body.isStreamed ? nil : context.configuration.maxBodyBytes)
-        if hasBody && !route.body.accepts(contentType: head.headers.first(name: "content-type")) {
+        let contentType = head.headers.first(name: "content-type")
+        let streams = route.body.streams(contentType: contentType)
+        let limit: Int? =
+            switch route.body {
+            case .streamed: route.bodyLimit
+            case .jsonOrStreamed where streams: nil
+            default: route.bodyLimit ?? context.configuration.maxBodyBytes
+            }
+        if hasBody && !route.body.accepts(contentType: contentType) {
             return try await answerEarly(
                 .problem(
                     Problem(status: .unsupportedMediaType, detail: "This operation does not accept that Content-Type.")),
@@ -97,7 +104,7 @@ struct RequestExchange {
             try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .continue)))
         }
 
-        if route.body.isStreamed {
+        if streams {
             let source = RequestBodySource(reader: reader, limit: limit)
             request.bodyStream = RequestBodyStream(source: source)
             let response = await route.handler(request)

@@ -7,10 +7,21 @@ public enum RouteBody: Sendable {
     /// Delivered through ``HTTPRequest/bodyStream`` as it arrives; `contentTypes` lists the
     /// accepted media types (empty accepts any).
     case streamed(contentTypes: [String])
+    /// `.json` for a JSON body, `.streamed` for one of `streamedTypes`: an operation that takes a
+    /// small body whole and a large one (NDJSON) as it arrives. The route's `bodyLimit` is the
+    /// JSON body's; a streamed one has none.
+    case jsonOrStreamed(streamedTypes: [String])
 
-    var isStreamed: Bool {
-        if case .streamed = self { return true }
-        return false
+    /// Whether a body with this `Content-Type` header value is delivered as a stream.
+    func streams(contentType: String?) -> Bool {
+        switch self {
+        case .none, .json:
+            return false
+        case .streamed:
+            return true
+        case .jsonOrStreamed(let streamedTypes):
+            return RouteBody.streamed(contentTypes: streamedTypes).accepts(contentType: contentType)
+        }
     }
 
     /// Whether a body with this `Content-Type` header value is acceptable.
@@ -25,6 +36,9 @@ public enum RouteBody: Sendable {
             if accepted.isEmpty { return true }
             guard let type = contentType.map(Self.mediaType) else { return false }
             return accepted.contains { $0.lowercased() == type }
+        case .jsonOrStreamed(let streamedTypes):
+            return RouteBody.json.accepts(contentType: contentType)
+                || RouteBody.streamed(contentTypes: streamedTypes).accepts(contentType: contentType)
         }
     }
 

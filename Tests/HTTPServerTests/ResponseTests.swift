@@ -80,6 +80,10 @@ import Testing
             (.streamed(contentTypes: ["text/csv"]), "TEXT/CSV; header=present", true),
             (.streamed(contentTypes: ["text/csv"]), "text/plain", false), (.streamed(contentTypes: []), nil, true),
             (.none, "anything/at-all", true),
+            (.jsonOrStreamed(streamedTypes: ["application/x-ndjson"]), "application/json", true),
+            (.jsonOrStreamed(streamedTypes: ["application/x-ndjson"]), "application/x-ndjson", true),
+            (.jsonOrStreamed(streamedTypes: ["application/x-ndjson"]), "text/csv", false),
+            (.jsonOrStreamed(streamedTypes: ["application/x-ndjson"]), nil, false),
         ] as [(RouteBody, String?, Bool)])
     func contentTypeRules(body: RouteBody, contentType: String?, accepted: Bool) {
         #expect(body.accepts(contentType: contentType) == accepted)

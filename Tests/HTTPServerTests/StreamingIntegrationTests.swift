@@ -190,6 +190,26 @@ import Testing
         }
     }
 
+    @Test func aJSONOrStreamedRouteTakesJSONWholeWithinItsLimitAndNDJSONAsItComes() async throws {
+        try await withLiveServer { server in
+            let client = try await server.connect()
+            let json = try await client.request(
+                "POST", "/either", headers: [("Content-Type", "application/json")], body: "[1,2,3]")
+            #expect(json.json as? [String: Int] == ["whole": 7])
+            // Past the JSON limit of 100 bytes: refused as JSON, taken as NDJSON.
+            let lines = String(repeating: "\"user\"\n", count: 50)
+            let streamed = try await client.request(
+                "POST", "/either", headers: [("Content-Type", "application/x-ndjson")], body: lines)
+            #expect(streamed.json as? [String: Int] == ["streamed": lines.utf8.count])
+            let tooBig = try await server.connect().request(
+                "POST", "/either", headers: [("Content-Type", "application/json")], body: "[" + lines + "]")
+            #expect(tooBig.status == 413)
+            let other = try await server.connect().request(
+                "POST", "/either", headers: [("Content-Type", "text/csv")], body: "a,b")
+            #expect(other.status == 415)
+        }
+    }
+
     @Test func unreadStreamedBodyClosesTheConnectionAfterTheAnswer() async throws {
         try await withLiveServer { server in
             let client = try await server.connect()

@@ -34,6 +34,17 @@ func testRouter() -> Router {
         }
         return .json(["bytes": total, "chunks": chunks])
     }
+    router.add(.POST, "/either", body: .jsonOrStreamed(streamedTypes: ["application/x-ndjson"]), bodyLimit: 100) {
+        request in
+        guard let stream = request.bodyStream else { return .json(["whole": request.body.readableBytes]) }
+        var total = 0
+        do {
+            for try await chunk in stream { total += chunk.readableBytes }
+        } catch {
+            return .problem(Problem(status: .badRequest, detail: "body failed"))
+        }
+        return .json(["streamed": total])
+    }
     router.add(.POST, "/import-unread", body: .streamed(contentTypes: [])) { _ in .empty(.accepted) }
     router.add(.GET, "/slow") { request in
         let millis = Int(request.query["ms"] ?? "300") ?? 300
