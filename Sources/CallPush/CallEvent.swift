@@ -3,7 +3,8 @@ import RegistryCore
 
 /// "These users are being called" (or were, for the non-ringing types): one event in, every
 /// device of every user in `userIDs` woken in its app's format. Built only valid, by `parse` from
-/// a request body or by `init` (the DialStack webhook's mapping).
+/// a request body or by `init` (the DialStack webhook's mapping). An event whose users are
+/// streamed on lines of their own (`UserListing.streamed`) has none in `userIDs`.
 ///
 /// `ringingAt` is when the ttl starts counting; `expiresAt` is when pushing stops being useful and
 /// nothing more is sent.
@@ -11,7 +12,7 @@ public struct CallEvent: Sendable, Hashable {
     /// The backend's id for this event: it makes the event idempotent.
     public let id: String
     public let type: CallEventType
-    /// In the order given, each once.
+    /// In the order given, each once; empty when they are streamed after the event.
     public let userIDs: [UserID]
     public let call: CallDetails
     public let caller: Caller
@@ -28,7 +29,10 @@ public struct CallEvent: Sendable, Hashable {
     public static let maxRingTTL = CompactDuration(seconds: 60)
     /// FCM's longest ttl (28 days); APNs keeps a notification no longer anyway.
     public static let maxTTL = CompactDuration(seconds: 28 * 86_400)
-    public static let maxUsers = 100
+    /// Users one answer with every device's result may cover; more make a push job.
+    public static let maxUsers = 1_000
+    /// Users one call event sent as a push job may cover.
+    public static let maxJobUsers = 1_000_000
     /// How far `ringing_at` may lie after the arrival time: clocks differ a little, but a ring
     /// dated in the future would push its expiry out with it.
     public static let maxClockSkew: TimeInterval = 60
@@ -41,7 +45,7 @@ public struct CallEvent: Sendable, Hashable {
     ) throws(ValidationErrors) {
         var checks = ValidationCollector()
         let id = checks.check { () throws(ValidationError) in try CallFieldRules.id(id, field: "id") }
-        let users = checks.check { () throws(ValidationError) in try Self.checkUsers(userIDs) }
+        let users = checks.check { () throws(ValidationError) in try Self.checkUsers(userIDs, maximum: Self.maxUsers) }
         let toNumber = toNumber.flatMap { number in
             checks.check { () throws(ValidationError) in try PhoneNumber(number, field: "to_number") }
         }
@@ -80,12 +84,12 @@ public struct CallEvent: Sendable, Hashable {
         min(expiresAt.timeIntervalSince(now), ttl.timeInterval)
     }
 
-    /// At least one user, at most `maxUsers`, duplicates dropped (a user is never rung twice).
-    static func checkUsers(_ userIDs: [UserID]) throws(ValidationError) -> [UserID] {
+    /// At least one user, at most `maximum`, duplicates dropped (a user is never rung twice).
+    static func checkUsers(_ userIDs: [UserID], maximum: Int) throws(ValidationError) -> [UserID] {
         var seen = Set<UserID>()
         let unique = userIDs.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty, unique.count <= maxUsers else {
-            throw ValidationError(field: "user_ids", message: "must list 1–\(maxUsers) user ids")
+        guard !unique.isEmpty, unique.count <= maximum else {
+            throw ValidationError(field: "user_ids", message: "must list 1–\(maximum) user ids")
         }
         return unique
     }
