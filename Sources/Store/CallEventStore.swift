@@ -14,7 +14,8 @@ public struct CallEventStore: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    private static let columns = "id, digest, type, state, deadline, result::text AS result, created_at, finished_at"
+    private static let columns =
+        "id, digest, type, state, deadline, result::text AS result, job_id::text AS job_id, created_at, finished_at"
 
     /// Inserts the id as `running`, or takes over a row older than the dedupe window; otherwise
     /// returns the row that holds the id. One statement: two instances claiming the same id at
@@ -27,7 +28,7 @@ public struct CallEventStore: Sendable {
                     INSERT INTO call_events AS e (id, digest, type, state, deadline) VALUES ($1, $2, $3, 'running', $4)
                     ON CONFLICT (id) DO UPDATE
                        SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = 'running',
-                           deadline = EXCLUDED.deadline, result = NULL, created_at = clock_timestamp(),
+                           deadline = EXCLUDED.deadline, result = NULL, job_id = NULL, created_at = clock_timestamp(),
                            finished_at = NULL
                      WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
                     RETURNING \(Self.columns)
@@ -43,15 +44,17 @@ public struct CallEventStore: Sendable {
         }
     }
 
-    /// Stores the results of a claimed event and marks it done.
-    public func finish(id: String, resultJSON: String) async throws {
+    /// Stores the results of a claimed event and marks it done; for one sent as a push job, the
+    /// job's id and no results.
+    public func finish(id: String, resultJSON: String, jobID: String? = nil) async throws {
         try await StoreFailure.translating {
             _ = try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
-                    UPDATE call_events SET state = 'done', result = $2::jsonb, finished_at = clock_timestamp()
+                    UPDATE call_events
+                       SET state = 'done', result = $2::jsonb, job_id = $3::uuid, finished_at = clock_timestamp()
                      WHERE id = $1 AND state = 'running'
-                    """, [id, resultJSON])
+                    """, [id, resultJSON, jobID])
             }
         }
     }
@@ -103,7 +106,8 @@ public struct CallEventStore: Sendable {
         }
         return StoredCallEvent(
             id: try row.string("id"), digest: try row.string("digest"), type: try row.string("type"), state: state,
-            deadline: try row.date("deadline"), resultJSON: row["result"], createdAt: try row.date("created_at"),
+            deadline: try row.date("deadline"), resultJSON: row["result"], jobID: row["job_id"],
+            createdAt: try row.date("created_at"),
             finishedAt: try row.optionalDate("finished_at"))
     }
 }

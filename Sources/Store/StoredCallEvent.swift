@@ -17,6 +17,8 @@ public struct StoredCallEvent: Sendable, Equatable {
     public var deadline: Date
     /// The per-device results as the API wrote them (a JSON array); nil while running.
     public var resultJSON: String?
+    /// The push job that sends the event, for one sent as a job (its results are the job's).
+    public var jobID: String?
     public var createdAt: Date
     public var finishedAt: Date?
 

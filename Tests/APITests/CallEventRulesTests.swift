@@ -30,7 +30,7 @@ struct CallEventRulesTests {
         let deadline = Self.arrivedAt.addingTimeInterval(30)
         var row = StoredCallEvent(
             id: "evt_1", digest: String(repeating: "0", count: 64), type: "call.ring", state: .running,
-            deadline: deadline, resultJSON: nil, createdAt: Self.arrivedAt, finishedAt: nil)
+            deadline: deadline, resultJSON: nil, jobID: nil, createdAt: Self.arrivedAt, finishedAt: nil)
         #expect(!row.isAbandoned(at: deadline.addingTimeInterval(StoredCallEvent.abandonMargin)))
         #expect(row.isAbandoned(at: deadline.addingTimeInterval(StoredCallEvent.abandonMargin + 1)))
         row.state = .done

@@ -47,7 +47,7 @@ import Testing
         }
         // The NDJSON header line carries no users; they follow.
         #expect(throws: ValidationErrors.self) { try PushJobRequest.parse(Self.body(users: 1), streamed: true) }
-        #expect(throws: ValidationError.self) { try PushJobRequest.user(fromLine: Array("42".utf8), number: 2) }
-        #expect((try? PushJobRequest.user(fromLine: Array(#""alice""#.utf8), number: 2))?.value == "alice")
+        #expect(throws: ValidationError.self) { try JobLines.user(fromLine: Array("42".utf8), number: 2) }
+        #expect((try? JobLines.user(fromLine: Array(#""alice""#.utf8), number: 2))?.value == "alice")
     }
 }

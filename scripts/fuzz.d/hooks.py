@@ -163,6 +163,9 @@ SEMANTIC_FIELDS = {
 }
 
 
+NDJSON_TYPES = ("application/x-ndjson", "application/jsonl")
+
+
 def _covered(field, allowed):
     return field in allowed or any(field.startswith(p) for p in allowed if p.endswith((".", "[")))
 
@@ -199,6 +202,10 @@ def positive_data_semantic_acceptance(ctx, response, case):
     if 200 <= status < 300 or status in (401, 403, 404, 409, 413, 414, 429):
         return None
     fields = _field_errors(response) if status == 422 else None
+    if fields and getattr(case, "media_type", None) in NDJSON_TYPES:
+        # A job's NDJSON body is a string to the schema, which cannot describe its lines (the
+        # push or call event, then user ids): any 422 that names what it refuses is the contract.
+        return None
     if not fields or not all(_covered(field, allowed) for field in fields):
         raise AssertionError(
             f"Schema-valid request answered {status}; a 422 here may only name {sorted(allowed)}, "

@@ -18,6 +18,9 @@ struct CallEventAnswer: Encodable {
     let duplicate: Bool?
     let created_at: String
     let finished_at: String?
+    /// The push job that sends an event posted as a job (whose devices' outcomes are the job's);
+    /// nil otherwise.
+    let job_id: String?
     let results: [PushResult]
 
     /// The answer for `row` as it stands at `now`; results as the first poster stored them.
@@ -28,6 +31,7 @@ struct CallEventAnswer: Encodable {
         self.duplicate = duplicate
         created_at = RFC3339.format(row.createdAt)
         finished_at = row.finishedAt.map(RFC3339.format)
+        job_id = row.jobID
         results = try row.resultJSON.map { try JSONDecoder().decode([PushResult].self, from: Data($0.utf8)) } ?? []
     }
 
@@ -39,6 +43,7 @@ struct CallEventAnswer: Encodable {
         duplicate = false
         created_at = RFC3339.format(row.createdAt)
         finished_at = RFC3339.format(finishedAt)
+        job_id = nil
         self.results = results
     }
 
@@ -50,9 +55,10 @@ struct CallEventAnswer: Encodable {
         try container.encodeIfPresent(duplicate, forKey: .duplicate)
         try container.encode(created_at, forKey: .created_at)
         try container.encode(finished_at, forKey: .finished_at)
+        try container.encodeIfPresent(job_id, forKey: .job_id)
         try container.encode(results, forKey: .results)
     }
     private enum CodingKeys: String, CodingKey {
-        case id, type, state, duplicate, created_at, finished_at, results
+        case id, type, state, duplicate, created_at, finished_at, job_id, results
     }
 }

@@ -17,18 +17,24 @@ struct CallEventDispatch {
         switch try await claim(event) {
         case .claimed(let row):
             return try await start(event, row).value
-        case .existing(var row):
-            try Self.checkSameEvent(event, row)
-            var pause = Duration.milliseconds(5)
-            while row.state == .running, !row.isAbandoned(at: Date()) {
-                try await Task.sleep(for: pause)
-                pause = min(pause * 2, .milliseconds(200))
-                // Gone only when pruned; an id that old is not waited on.
-                guard let current = try await context.callEvents.find(id: event.id) else { break }
-                row = current
-            }
-            return try duplicate(event, row)
+        case .existing(let row):
+            try Self.checkSameEvent(event, digest: event.digest, row)
+            return try duplicate(event, try await settled(row))
         }
+    }
+
+    /// The row once its first poster has finished, or once it is taken for abandoned. Gone only
+    /// when pruned; an id that old is not waited on.
+    func settled(_ row: StoredCallEvent) async throws -> StoredCallEvent {
+        var row = row
+        var pause = Duration.milliseconds(5)
+        while row.state == .running, !row.isAbandoned(at: Date()) {
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(200))
+            guard let current = try await context.callEvents.find(id: row.id) else { break }
+            row = current
+        }
+        return row
     }
 
     /// The DialStack webhook: answers within `budget` whatever the push services do. A first
@@ -49,7 +55,7 @@ struct CallEventDispatch {
                 return try first ?? CallEventAnswer(row, duplicate: false)
             }
         case .existing(let row):
-            try Self.checkSameEvent(event, row)
+            try Self.checkSameEvent(event, digest: event.digest, row)
             return try duplicate(event, row)
         }
     }
@@ -81,15 +87,16 @@ struct CallEventDispatch {
         }
     }
 
-    private func duplicate(_ event: CallEvent, _ row: StoredCallEvent) throws -> CallEventAnswer {
+    func duplicate(_ event: CallEvent, _ row: StoredCallEvent) throws -> CallEventAnswer {
         let answer = try CallEventAnswer(row, duplicate: true)
         CallEventMetrics.event(event.type, answer.state == .abandoned ? .abandoned : .duplicate)
         return answer
     }
 
-    /// The same id must carry the same event: another body under it is a client bug, 409.
-    private static func checkSameEvent(_ event: CallEvent, _ row: StoredCallEvent) throws {
-        guard row.digest != event.digest else { return }
+    /// The same id must carry the same event (`digest`: the event's, or its job's): another body
+    /// under it is a client bug, 409.
+    static func checkSameEvent(_ event: CallEvent, digest: String, _ row: StoredCallEvent) throws {
+        guard row.digest != digest else { return }
         CallEventMetrics.event(event.type, .conflict)
         throw Problem(
             status: .conflict, title: "Conflict",

@@ -6,7 +6,8 @@ import Store
 
 /// Sends one call event to every device of its users, each in its provider's format and by the
 /// token rule (`DeliveryRule`), every push through `DeviceSend`. Knows nothing of idempotency:
-/// `CallEventDispatch` runs it once per event id.
+/// `CallEventDispatch` runs it once per event id. A push job's worker sends its devices one by one
+/// (`send(to:provider:key:deadline:)`) in the bulk lane.
 struct CallEventSending {
     /// The longest a non-ringing event is sent for, however long its ttl (which only sets how long
     /// APNs and FCM keep it): the send API's own default deadline.
@@ -14,6 +15,7 @@ struct CallEventSending {
 
     let event: CallEvent
     let context: APIContext
+    var lane: PushBudget.Lane = .interactive
 
     /// When sending stops: the event's expiry for a ring, at most `maximumSendWindow` from `now`.
     static func deadline(of event: CallEvent, now: Date) -> Date {
@@ -42,7 +44,8 @@ struct CallEventSending {
         return results
     }
 
-    private func send(
+    /// One device's push, composed in its provider's format.
+    func send(
         to device: Device, provider: StoredProvider?, key: PayloadKey?, deadline: ContinuousClock.Instant
     ) async -> PushResult {
         let started = ContinuousClock.now
@@ -81,7 +84,7 @@ struct CallEventSending {
         guard let message = CallPushMessage.message(for: composed) else {
             return (result.finished(.failed, reason: "PayloadNotComposed"), nil)
         }
-        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline)
+        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline, lane: lane)
             .deliver(context: context, senders: context.pushSenders)
     }
 }

@@ -3,7 +3,7 @@ import PushRules
 import RegistryCore
 
 /// A push accepted as a job: the `POST /v1/push` body with more than 1,000 users or
-/// `"async": true`, or the first line of a `POST /v1/push-jobs` NDJSON body. The message rules
+/// `"async": true`, or the first line of an NDJSON body (`JobLines`). The message rules
 /// are `PushRequest`'s, so a job refuses exactly what a synchronous push refuses; only the users
 /// (up to 1,000,000) and the deadline (default 1 hour, at most 24) differ.
 struct PushJobRequest {
@@ -13,13 +13,10 @@ struct PushJobRequest {
     let users: [UserID]
     let deadline: CompactDuration
 
-    static let maximumUsers = 1_000_000
+    static let maximumUsers = JobLines.maximumUsers
     static let defaultDeadline = CompactDuration(seconds: 3600)
     static let maximumDeadline = CompactDuration(seconds: 86_400)
     static let kind = "push"
-    /// What `POST /v1/push` may carry as JSON: some 200,000 user ids. More go as NDJSON to
-    /// `POST /v1/push-jobs`, which is read as it streams.
-    static let jsonBodyLimit = 4 * 1024 * 1024
 
     /// Whether a `POST /v1/push` body asks for a job rather than an answer with every result
     /// (an `async` that is not a boolean too: the job's rules name it).
@@ -88,16 +85,6 @@ struct PushJobRequest {
         var probe = payload
         probe["user_ids"] = .array([.string("push-job")])
         return try PushRequest.parse(.object(probe), now: acceptedAt)
-    }
-
-    /// One user id of an NDJSON body: a JSON string on its own line.
-    static func user(fromLine bytes: [UInt8], number: Int) throws(ValidationError) -> UserID {
-        let field = "line \(number)"
-        let value = try? bytes.withUnsafeBytes { try JSONParser.parse($0) }
-        guard let raw = value?.stringValue else {
-            throw ValidationError(field: field, message: "must be a user id as a JSON string")
-        }
-        return try UserID(raw, field: field)
     }
 
     private static func parseUsers(_ value: JSONValue?, errors: inout [ValidationError]) -> [UserID] {

@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import RegistryCore
 import Store
@@ -23,10 +24,12 @@ extension PushJobWorker {
         let id = job.live.id
         let jobDeadline = ContinuousClock.now + .milliseconds(Int64(job.live.deadlineAt.timeIntervalSinceNow * 1000))
         let providers: [ProviderName: StoredProvider]
+        let keys: [ProviderName: [String: PayloadKey]]
         do {
             providers = Dictionary(
                 try await context.providers.all().map { ($0.provider.name, $0) },
                 uniquingKeysWith: { first, _ in first })
+            keys = try await payloadKeys(for: claim, of: job, providers: providers)
         } catch {
             // Nothing sent: the devices go back at once rather than when the lease runs out.
             try? await store.release(job: id, claim: claim.number, deviceIDs: claim.deliveries.map(\.deviceID))
@@ -45,8 +48,10 @@ extension PushJobWorker {
         let outcomes = await withTaskGroup(of: PushJobOutcome?.self) { group in
             for delivery in claim.deliveries {
                 group.addTask {
-                    await self.push(
-                        delivery, of: job, provider: delivery.device.flatMap { providers[$0.provider] }, lease: lease,
+                    let device = delivery.device
+                    return await self.push(
+                        delivery, of: job, provider: device.flatMap { providers[$0.provider] },
+                        key: device.flatMap { keys[$0.provider]?[$0.token.value] }, lease: lease,
                         jobDeadline: jobDeadline)
                 }
             }
@@ -62,10 +67,19 @@ extension PushJobWorker {
         try? await store.release(job: id, claim: claim.number, deviceIDs: unsent)
     }
 
+    /// The opened payload keys a call event's devices need (none for a push).
+    private func payloadKeys(
+        for claim: PushJobClaim, of job: Job, providers: [ProviderName: StoredProvider]
+    ) async throws -> [ProviderName: [String: PayloadKey]] {
+        guard case .callEvent = job.work else { return [:] }
+        return try await context.callComposers.payloadKeys(
+            of: claim.deliveries.compactMap(\.device), providers: providers)
+    }
+
     /// One device's push; nil when it was not started.
     private func push(
-        _ delivery: PushJobClaim.Delivery, of job: Job, provider: StoredProvider?, lease: ClaimLease,
-        jobDeadline: ContinuousClock.Instant
+        _ delivery: PushJobClaim.Delivery, of job: Job, provider: StoredProvider?, key: PayloadKey?,
+        lease: ClaimLease, jobDeadline: ContinuousClock.Instant
     ) async -> PushJobOutcome? {
         guard let device = delivery.device else {
             PushJobMetrics.recorded("skipped")
@@ -78,10 +92,16 @@ extension PushJobWorker {
             else { return nil }
             inFlight.withLockedValue { $0 += 1 }
             defer { inFlight.withLockedValue { $0 -= 1 } }
-            let devicePush = DevicePush(
-                device: device, provider: provider, request: job.push,
-                deadline: min(jobDeadline, .now + context.pushJobs.settings.pushTimeout), lane: .bulk)
-            return await devicePush.run(context: context, senders: context.pushSenders)
+            let deadline = min(jobDeadline, .now + context.pushJobs.settings.pushTimeout)
+            switch job.work {
+            case .push(let request):
+                return await DevicePush(
+                    device: device, provider: provider, request: request, deadline: deadline, lane: .bulk
+                ).run(context: context, senders: context.pushSenders)
+            case .callEvent(let event):
+                return await CallEventSending(event: event, context: context, lane: .bulk)
+                    .send(to: device, provider: provider, key: key, deadline: deadline)
+            }
         }
         guard let result = result ?? nil else { return nil }
         PushJobMetrics.recorded(result.status.rawValue)

@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -7,17 +8,24 @@ import Store
 
 /// Works off push jobs in this instance: claims `batchSize` devices at a time from the live jobs
 /// in turn (round robin, so a big job does not hold back a small one), up to `parallelBatches`
-/// claims at once, and sends each through `DevicePush` (the senders, outcome rules and registry
-/// feedback of `POST /v1/push`) within the job budget. Outcomes are recorded per claim.
+/// claims at once, and sends each through `DevicePush` or, for a call event, `CallEventSending`
+/// (the senders, outcome rules and registry feedback of `POST /v1/push` and call events), within
+/// the job budget. Outcomes are recorded per claim.
 ///
 /// At least once: a crash loses the outcomes of the claims in progress, whose devices are sent
 /// again once their lease runs out; so at most `batchSize × parallelBatches` pushes per crashed
 /// instance are repeated, and none is skipped.
 final class PushJobWorker: Sendable {
-    /// A live job with its push parsed once.
+    /// A live job with what it sends parsed once.
     struct Job {
+        enum Work {
+            case push(PushRequest)
+            /// Composed per device in its provider's format (`CallEventJobIntake`).
+            case callEvent(CallEvent)
+        }
+
         let live: LivePushJob
-        let push: PushRequest
+        let work: Work
     }
 
     let context: APIContext
@@ -59,7 +67,7 @@ final class PushJobWorker: Sendable {
     private func dispatch(into group: inout DiscardingTaskGroup) async {
         let claims = AsyncSlots(limit: settings.parallelBatches)
         var live: [Job] = []
-        var parsed: [String: PushRequest] = [:]
+        var parsed: [String: Job.Work] = [:]
         var emptied: Set<String> = []
         var turn = 0
         var refreshed = ContinuousClock.now - settings.pollEvery
@@ -68,9 +76,9 @@ final class PushJobWorker: Sendable {
                 refreshed = .now
                 do {
                     live = try await jobs.store.liveJobs().compactMap { job in
-                        parsed[job.id].map { Job(live: job, push: $0) } ?? self.parse(job)
+                        parsed[job.id].map { Job(live: job, work: $0) } ?? self.parse(job)
                     }
-                    parsed = Dictionary(live.map { ($0.live.id, $0.push) }, uniquingKeysWith: { first, _ in first })
+                    parsed = Dictionary(live.map { ($0.live.id, $0.work) }, uniquingKeysWith: { first, _ in first })
                     emptied = []
                 } catch {
                     context.logger.debug("push jobs could not be listed", metadata: ["error": "\(error)"])
@@ -110,10 +118,19 @@ final class PushJobWorker: Sendable {
 
     private func parse(_ job: LivePushJob) -> Job? {
         do {
-            guard let payload = try JSONParser.parse(job.payload).objectValue else {
-                throw ValidationErrors([ValidationError(field: "", message: "is not an object")])
+            let json = try JSONParser.parse(job.payload)
+            switch job.kind {
+            case CallEventJobIntake.kind:
+                // The stored event always carries `ringing_at`, checked when it was accepted; the
+                // far arrival time only keeps that check from failing on a later clock.
+                return Job(
+                    live: job, work: .callEvent(try CallEvent.parse(json, arrivedAt: .distantFuture, users: .streamed)))
+            default:
+                guard let payload = json.objectValue else {
+                    throw ValidationErrors([ValidationError(field: "", message: "is not an object")])
+                }
+                return Job(live: job, work: .push(try PushJobRequest.request(from: payload, acceptedAt: job.createdAt)))
             }
-            return Job(live: job, push: try PushJobRequest.request(from: payload, acceptedAt: job.createdAt))
         } catch {
             context.logger.error("a stored push job no longer parses", metadata: ["job": "\(job.id)"])
             return nil

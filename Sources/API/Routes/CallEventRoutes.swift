@@ -4,15 +4,21 @@ import HTTPServer
 import RegistryCore
 
 /// `POST /v1/call-events` (`push:send`): one call event in, every device of its users woken in
-/// its app's format, once per event id across instances; `GET /v1/call-events/{id}`: what each
-/// device got, for as long as call events are kept.
+/// its app's format, once per event id across instances; more than 1,000 users, `"async": true`
+/// or an NDJSON body make a push job (`CallEventJobIntake`). `GET /v1/call-events/{id}`: what
+/// each device got (or the job that sends it), for as long as call events are kept.
 extension APIContext {
     func addCallEventRoutes(to router: inout Router) {
         router.add(
-            .POST, "/v1/call-events", body: .json,
+            .POST, "/v1/call-events", body: .jsonOrStreamed(streamedTypes: JobLines.contentTypes),
+            bodyLimit: PushJobIntake.jsonBodyLimit,
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let event = try CallEvent.parse(try RequestReading.json(request), arrivedAt: Date())
+                let jobs = CallEventJobIntake(context: self)
+                if let stream = request.bodyStream { return try await jobs.receive(stream: stream) }
+                let body = try RequestReading.json(request)
+                if CallEvent.isJob(body) { return try await jobs.receive(json: body) }
+                let event = try CallEvent.parse(body, arrivedAt: Date())
                 return .json(try await CallEventDispatch(context: self).post(event))
             })
 

@@ -3,18 +3,19 @@ import HTTPServer
 import RegistryCore
 import Store
 
-/// Push jobs (`push:send`): `POST /v1/push-jobs` takes a job as NDJSON, streamed; `GET` shows its
-/// progress; `DELETE` cancels it. `POST /v1/push` hands its job-sized bodies to the same intake.
+/// Push jobs (`push:send`): `POST /v1/push-jobs` takes a push job as NDJSON, streamed; `GET` shows
+/// its progress; `DELETE` cancels it. `POST /v1/push` hands its job-sized bodies to the same
+/// intake, and `POST /v1/call-events` its own (`CallEventJobIntake`).
 extension APIContext {
     func addPushJobRoutes(to router: inout Router) {
         router.add(
-            .POST, "/v1/push-jobs", body: .streamed(contentTypes: [NDJSON.contentType, "application/jsonl"]),
+            .POST, "/v1/push-jobs", body: .streamed(contentTypes: JobLines.contentTypes),
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
                 guard let body = request.bodyStream else {
                     throw Problem(status: .badRequest, title: "Missing body", detail: "send the push, then user ids")
                 }
-                return try await PushJobStream(intake: PushJobIntake(jobs: pushJobs)).receive(body)
+                return try await PushJobIntake(jobs: pushJobs).receive(body)
             })
 
         router.add(

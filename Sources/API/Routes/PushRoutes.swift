@@ -6,13 +6,16 @@ import Store
 
 /// `POST /v1/push` (`push:send`): sends to every device of the users named, and answers with
 /// each device's outcome once every device has one or the deadline has passed. A body with more
-/// than 1,000 users or `"async": true` becomes a push job instead (202, see `PushJobIntake`).
+/// than 1,000 users or `"async": true`, or an NDJSON one, becomes a push job instead (202, see
+/// `PushJobIntake`).
 extension APIContext {
     func addPushRoutes(to router: inout Router) {
         router.add(
-            .POST, "/v1/push", body: .json, bodyLimit: PushJobRequest.jsonBodyLimit,
+            .POST, "/v1/push", body: .jsonOrStreamed(streamedTypes: JobLines.contentTypes),
+            bodyLimit: PushJobIntake.jsonBodyLimit,
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
+                if let stream = request.bodyStream { return try await PushJobIntake(jobs: pushJobs).receive(stream) }
                 let body = try RequestReading.json(request)
                 if PushJobRequest.isJob(body) {
                     return try await PushJobIntake(jobs: pushJobs).receive(try PushJobRequest.parse(body))

@@ -96,11 +96,12 @@ public struct PushJobStore: Sendable {
     /// "push_jobs admission" as a number, the key of the advisory lock `enqueue` takes.
     static let admissionLock = 7_301_300_013
 
-    /// Deletes a job that will not be queued (refused, or its body failed), with its recipients.
+    /// Deletes a job that will not be queued (refused, or its body failed), with its recipients;
+    /// a job already queued is the workers' and stays.
     public func discard(job: String) async throws {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                _ = try connection.queryPrepared("DELETE FROM push_jobs WHERE id = $1", [job])
+                _ = try connection.queryPrepared("DELETE FROM push_jobs WHERE id = $1 AND status = 'receiving'", [job])
             }
         }
     }

@@ -1,0 +1,107 @@
+import HTTPServer
+import NIOCore
+import RegistryCore
+
+/// A job's NDJSON body (`POST /v1/push-jobs`, and `POST /v1/push` or `POST /v1/call-events`
+/// sent as `application/x-ndjson`): the first line says what to send, as the JSON route takes
+/// it without `user_ids`, and every further line is one user id as a JSON string:
+///
+/// ```
+/// {"apns": {"push_type": "alert", "payload": {"aps": {"alert": "Live now"}}}, "deadline": "1h"}
+/// "alice"
+/// "bob"
+/// ```
+///
+/// Read as it arrives, `PushJobIntake.chunkSize` users at a time, so memory stays flat for a
+/// million users. A bad line fails the whole job (422 naming the line); nothing of it is kept.
+struct JobLines {
+    /// The media types such a body may be sent as.
+    static let contentTypes = [NDJSON.contentType, "application/jsonl"]
+    static let maxLineBytes = 64 * 1024
+    static let maximumUsers = 1_000_000
+
+    private var chunks: RequestBodyStream.AsyncIterator
+    private var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+    private var lines: [LineSplitter.Line] = []
+    private var next = 0
+    private var ended = false
+    private var users = 0
+
+    init(_ body: RequestBodyStream) {
+        chunks = body.makeAsyncIterator()
+    }
+
+    /// The first line, as JSON.
+    mutating func header() async throws -> JSONValue {
+        guard let line = try await nextLine() else {
+            throw ValidationErrors([
+                ValidationError(field: "line 1", message: "must say what to send, as a JSON object")
+            ])
+        }
+        guard !line.tooLong else {
+            throw ValidationErrors([
+                ValidationError(field: "line \(line.number)", message: "may hold at most \(Self.maxLineBytes) bytes")
+            ])
+        }
+        let header = try line.bytes.withUnsafeBytes { try RequestReading.json($0) }
+        guard header.objectValue != nil else {
+            throw ValidationErrors([
+                ValidationError(field: "line 1", message: "must be a JSON object, not \(header.typeName)")
+            ])
+        }
+        return header
+    }
+
+    /// The next users, at most `PushJobIntake.chunkSize`; nil at the end of the body. At least
+    /// one user must follow the header, at most `maximumUsers`.
+    mutating func nextUsers() async throws -> [UserID]? {
+        var batch: [UserID] = []
+        while batch.count < PushJobIntake.chunkSize, let line = try await nextLine() {
+            guard !line.tooLong else {
+                throw ValidationErrors([
+                    ValidationError(field: "line \(line.number)", message: "is longer than a user id may be")
+                ])
+            }
+            do throws(ValidationError) {
+                batch.append(try Self.user(fromLine: line.bytes, number: line.number))
+            } catch {
+                throw ValidationErrors([error])
+            }
+            users += 1
+            guard users <= Self.maximumUsers else {
+                throw ValidationErrors([
+                    ValidationError(field: "line \(line.number)", message: "passes \(Self.maximumUsers) users")
+                ])
+            }
+        }
+        if users == 0 {
+            throw ValidationErrors([ValidationError(field: "line 2", message: "must be the first user id")])
+        }
+        return batch.isEmpty ? nil : batch
+    }
+
+    private mutating func nextLine() async throws -> LineSplitter.Line? {
+        while next == lines.count, !ended {
+            if let chunk = try await chunks.next() {
+                lines = splitter.feed(chunk)
+            } else {
+                lines = splitter.finish()
+                ended = true
+            }
+            next = 0
+        }
+        guard next < lines.count else { return nil }
+        defer { next += 1 }
+        return lines[next]
+    }
+
+    /// One user id: a JSON string on its own line.
+    static func user(fromLine bytes: [UInt8], number: Int) throws(ValidationError) -> UserID {
+        let field = "line \(number)"
+        let value = try? bytes.withUnsafeBytes { try JSONParser.parse($0) }
+        guard let raw = value?.stringValue else {
+            throw ValidationError(field: field, message: "must be a user id as a JSON string")
+        }
+        return try UserID(raw, field: field)
+    }
+}
