@@ -8,22 +8,25 @@ extension CallEvent {
     /// `has_video`) and empty display names left out, so two bodies that mean the same event give
     /// the same bytes. `ringing_at` is in only when the client gave it: the arrival time of a retry
     /// differs from the first one's.
-    public var canonicalJSON: PayloadJSON { json(ringingAt: ringingAtGiven ? ringingAt : nil, users: true) }
+    public var canonicalJSON: PayloadJSON { json(ringingAt: ringingAtGiven ? ringingAt : nil, users: userIDs) }
 
     /// SHA-256 of `canonicalJSON`, hex: what "the same id with a different body" compares.
     public var digest: String { Hex.encode(SHA256.hash(canonicalJSON.bytes)) }
 
-    /// The whole event, `ringing_at` always in, keys sorted: what SignalWire's `invite` carries.
-    public var fullJSON: PayloadJSON { json(ringingAt: ringingAt, users: true) }
+    /// The whole event as `receiver`'s phone gets it in SignalWire's `invite`: `ringing_at`
+    /// always in, keys sorted, and `user_ids` that user only. The other callees are none of this
+    /// phone's business, and a thousand of them would pass the payload limit.
+    public func fullJSON(receiver: UserID) -> PayloadJSON { json(ringingAt: ringingAt, users: [receiver]) }
 
     /// The event as a push job keeps it, without its users (they are the job's recipients) and
     /// with `ringing_at` always in: what `parse(_:arrivedAt:users: .streamed)` reads back.
-    public var jobJSON: PayloadJSON { json(ringingAt: ringingAt, users: false) }
+    public var jobJSON: PayloadJSON { json(ringingAt: ringingAt, users: nil) }
 
     /// `canonicalJSON` without `user_ids`: what `CallEventJobDigest` starts from.
-    var canonicalJSONWithoutUsers: PayloadJSON { json(ringingAt: ringingAtGiven ? ringingAt : nil, users: false) }
+    var canonicalJSONWithoutUsers: PayloadJSON { json(ringingAt: ringingAtGiven ? ringingAt : nil, users: nil) }
 
-    private func json(ringingAt: Date?, users: Bool) -> PayloadJSON {
+    /// `users` nil leaves `user_ids` out.
+    private func json(ringingAt: Date?, users: [UserID]?) -> PayloadJSON {
         var members: [PayloadJSON.Member] = [
             .init("call", callJSON),
             .init("caller", callerJSON),
@@ -33,7 +36,7 @@ extension CallEvent {
         if let toNumber { members.append(.init("to_number", .string(toNumber.value))) }
         members.append(.init("ttl", .string(ttl.description)))
         members.append(.init("type", .string(type.rawValue)))
-        if users { members.append(.init("user_ids", .array(userIDs.map { .string($0.value) }))) }
+        if let users { members.append(.init("user_ids", .array(users.map { .string($0.value) }))) }
         return .object(members)
     }
 

@@ -5,7 +5,7 @@ import RegistryCore
 /// of a VoIP push on iOS, and as a JSON string in `notification.body` on Android — SignalWire's
 /// SDK reads it there, the one FCM message here that is not data-only.
 ///
-/// `invite` is the whole call event as JSON, deflated (a zlib stream), then — when the device has
+/// `invite` is the whole call event as JSON (its `user_ids` the receiving user only), deflated (a zlib stream), then — when the device has
 /// a payload key — sealed with AES-256-GCM, then base64. A phone opens it in reverse: base64
 /// decode, AES-256-GCM open with the key and the `iv`/`tag` (both base64), inflate, parse JSON.
 /// Compressing ciphertext gains nothing, so the compression comes first. Without a key,
@@ -27,7 +27,7 @@ enum SignalWirePayload {
 
     private static func message(_ context: RenderContext, sealer: any PayloadSealer) throws -> PayloadJSON {
         let event = context.event
-        let compressed = try Deflate.compress(event.fullJSON.bytes)
+        let compressed = try Deflate.compress(event.fullJSON(receiver: context.target.userID).bytes)
         let encryption: String
         let invite: [UInt8]
         var iv = ""

@@ -81,7 +81,8 @@ import Testing
         #expect(sealed.tag.count == 16)
         let compressed = try #require(try Self.open(sealed, key: Self.key.bytes))
         let json = try #require(Inflate.decompress(compressed))
-        #expect(String(decoding: json, as: UTF8.self) == Fixtures.event(.ring).fullJSON.text)
+        #expect(
+            String(decoding: json, as: UTF8.self) == Fixtures.event(.ring).fullJSON(receiver: Fixtures.receiver).text)
     }
 
     @Test func aTamperedTagOrCiphertextOrWrongKeyFailsToOpen() throws {
@@ -119,7 +120,32 @@ import Testing
         #expect(value["iv"] == "")
         #expect(value["tag"] == "")
         let json = try #require(Inflate.decompress(Array(Data(base64Encoded: value["invite"]!)!)))
-        #expect(String(decoding: json, as: UTF8.self) == Fixtures.event(.ring).fullJSON.text)
+        #expect(
+            String(decoding: json, as: UTF8.self) == Fixtures.event(.ring).fullJSON(receiver: Fixtures.receiver).text)
+    }
+
+    @Test func anInviteNamesOnlyItsReceiverHoweverManyAreCalled() throws {
+        // A thousand callees with long ids: their list alone would be some 40 KB.
+        let users = try (0..<CallEvent.maxUsers).map { try UserID("user-\($0)-" + String(repeating: "x", count: 30)) }
+        let crowd = try CallEvent(
+            id: "evt_crowd", type: .ring, userIDs: users, call: CallDetails(id: "c"), caller: Caller(id: "j"),
+            arrivedAt: Fixtures.now)
+        let target = PushTarget(userID: users[7], tokenType: .voip, bundleID: Fixtures.bundleID)
+        let composed = try Fixtures.composer(.signalwire).compose(crowd, for: target, now: Fixtures.now)
+        guard case .apns(let body)? = composed.payload else {
+            Issue.record("no APNs body: \(composed.decision)")
+            return
+        }
+        #expect(body.bytes.count <= 5120)
+        guard case .object(let top) = try JSONParser.parse(body.text), case .object(let aps)? = top["aps"],
+            case .object(let alert)? = aps["alert"], case .string(let invite)? = alert["invite"]
+        else {
+            Issue.record("no invite in \(body.text)")
+            return
+        }
+        let json = try #require(Inflate.decompress(Array(Data(base64Encoded: invite)!)))
+        #expect(String(decoding: json, as: UTF8.self) == crowd.fullJSON(receiver: users[7]).text)
+        #expect(String(decoding: json, as: UTF8.self).contains(#""user_ids":["user-7-"#))
     }
 
     /// The whole iOS body, with the invite (zlib's bytes vary by version) set aside.
