@@ -42,8 +42,8 @@ extension CallEvent {
         _ = reader.bool("async")
         let userIDs: [UserID]?
         switch listing {
-        case .inline: userIDs = readUserIDs(&reader, maximum: maxUsers)
-        case .job: userIDs = readUserIDs(&reader, maximum: maxJobUsers)
+        case .inline: userIDs = readUserIDs(&reader, maximum: maxUsers, dropRepeats: true)
+        case .job: userIDs = readUserIDs(&reader, maximum: maxJobUsers, dropRepeats: false)
         case .streamed:
             if reader.raw("user_ids") != nil {
                 reader.fail(ValidationError(field: "user_ids", message: "follow the first line, one per line"))
@@ -72,7 +72,7 @@ extension CallEvent {
             ringingAt: ringingAt, ttl: ttl ?? defaultTTL, arrivedAt: arrivedAt)
     }
 
-    private static func readUserIDs(_ reader: inout JSONObjectReader, maximum: Int) -> [UserID]? {
+    private static func readUserIDs(_ reader: inout JSONObjectReader, maximum: Int, dropRepeats: Bool) -> [UserID]? {
         guard let value = reader.raw("user_ids", required: true) else { return nil }
         guard case .array(let elements) = value else {
             reader.fail(ValidationError(field: "user_ids", message: "must be an array, not \(value.typeName)"))
@@ -92,7 +92,7 @@ extension CallEvent {
             }
         }
         guard userIDs.count == elements.count else { return nil }
-        do { return try checkUsers(userIDs, maximum: maximum) } catch {
+        do { return try checkUsers(userIDs, maximum: maximum, dropRepeats: dropRepeats) } catch {
             reader.fail(error)
             return nil
         }

@@ -12,7 +12,8 @@ public struct CallEvent: Sendable, Hashable {
     /// The backend's id for this event: it makes the event idempotent.
     public let id: String
     public let type: CallEventType
-    /// In the order given, each once; empty when they are streamed after the event.
+    /// In the order given, each once (for a job, as given); empty when they are streamed after
+    /// the event.
     public let userIDs: [UserID]
     public let call: CallDetails
     public let caller: Caller
@@ -85,13 +86,17 @@ public struct CallEvent: Sendable, Hashable {
     }
 
     /// At least one user, at most `maximum`, duplicates dropped (a user is never rung twice).
-    static func checkUsers(_ userIDs: [UserID], maximum: Int) throws(ValidationError) -> [UserID] {
+    /// A job's users are kept as given, counted as given: its recipients drop repeats, and its
+    /// digest must be the same whether they came in a JSON array or streamed.
+    static func checkUsers(_ userIDs: [UserID], maximum: Int, dropRepeats: Bool = true) throws(ValidationError)
+        -> [UserID]
+    {
         var seen = Set<UserID>()
-        let unique = userIDs.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty, unique.count <= maximum else {
+        let users = dropRepeats ? userIDs.filter { seen.insert($0).inserted } : userIDs
+        guard !users.isEmpty, users.count <= maximum else {
             throw ValidationError(field: "user_ids", message: "must list 1–\(maximum) user ids")
         }
-        return unique
+        return users
     }
 
     static func checkTTL(_ ttl: CompactDuration, type: CallEventType) throws(ValidationError) {
