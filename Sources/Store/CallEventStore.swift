@@ -23,25 +23,38 @@ public struct CallEventStore: Sendable {
     public func claim(id: String, digest: String, type: String, deadline: Date) async throws -> CallEventClaim {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                let claimed = try connection.queryPrepared(
-                    """
-                    INSERT INTO call_events AS e (id, digest, type, state, deadline) VALUES ($1, $2, $3, 'running', $4)
-                    ON CONFLICT (id) DO UPDATE
-                       SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = 'running',
-                           deadline = EXCLUDED.deadline, result = NULL, job_id = NULL, created_at = clock_timestamp(),
-                           finished_at = NULL
-                     WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
-                    RETURNING \(Self.columns)
-                    """, [id, digest, type, deadline, Int(Self.dedupeWindow)]
-                ).rows.first
-                if let claimed { return .claimed(try Self.decode(claimed)) }
-                // The row that won cannot have gone since: only the prune deletes, and only old rows.
-                let existing = try connection.queryPrepared(
-                    "SELECT \(Self.columns) FROM call_events WHERE id = $1", [id]
-                ).rows[0]
-                return .existing(try Self.decode(existing))
+                try Self.claim(
+                    on: connection, CallEventHandOver(id: id, digest: digest, type: type), deadline: deadline,
+                    job: nil)
             }
         }
+    }
+
+    /// `claim`, on a connection whose transaction may hold more: with `job`, the event is sent as
+    /// that push job, and its row is `done` at once, naming the job (`PushJobStore.enqueue`
+    /// queues the job in the same transaction, so the row and the job exist together or not at all).
+    static func claim(on connection: PostgresConnection, _ event: CallEventHandOver, deadline: Date, job: String?)
+        throws -> CallEventClaim
+    {
+        let claimed = try connection.queryPrepared(
+            """
+            INSERT INTO call_events AS e (id, digest, type, state, deadline, result, job_id, finished_at)
+            SELECT $1, $2, $3, CASE WHEN $6::uuid IS NULL THEN 'running' ELSE 'done' END, $4,
+                   CASE WHEN $6::uuid IS NOT NULL THEN '[]'::jsonb END, $6::uuid,
+                   CASE WHEN $6::uuid IS NOT NULL THEN clock_timestamp() END
+            ON CONFLICT (id) DO UPDATE
+               SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = EXCLUDED.state,
+                   deadline = EXCLUDED.deadline, result = EXCLUDED.result, job_id = EXCLUDED.job_id,
+                   created_at = clock_timestamp(), finished_at = EXCLUDED.finished_at
+             WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
+            RETURNING \(columns)
+            """, [event.id, event.digest, event.type, deadline, Int(dedupeWindow), job]
+        ).rows.first
+        if let claimed { return .claimed(try decode(claimed)) }
+        // The row that won cannot have gone since: only the prune deletes, and only old rows.
+        let existing = try connection.queryPrepared("SELECT \(columns) FROM call_events WHERE id = $1", [event.id])
+            .rows[0]
+        return .existing(try decode(existing))
     }
 
     /// Stores the results of a claimed event and marks it done; for one sent as a push job, the

@@ -13,7 +13,7 @@ public struct StoredCallEvent: Sendable, Equatable {
     public var digest: String
     public var type: String
     public var state: State
-    /// When the first poster stops sending.
+    /// When the first poster stops sending; for an event sent as a push job, the job's deadline.
     public var deadline: Date
     /// The per-device results as the API wrote them (a JSON array); nil while running.
     public var resultJSON: String?
@@ -27,10 +27,29 @@ public struct StoredCallEvent: Sendable, Equatable {
     /// database gets to take that write.
     public static let abandonMargin: TimeInterval = 10
 
+    /// Whether its id still makes a post of the same id a duplicate at `now` (see
+    /// `CallEventStore.dedupeWindow`); after that, the id is a new event.
+    public func dedupes(at now: Date) -> Bool {
+        now.timeIntervalSince(createdAt) < CallEventStore.dedupeWindow
+    }
+
     /// Still `running` long after its poster stopped sending: the poster died before writing its
     /// results. Nothing more is sent for it (its deadline has passed), and waiting ends.
     public func isAbandoned(at now: Date) -> Bool {
         state == .running && now > deadline.addingTimeInterval(Self.abandonMargin)
+    }
+}
+
+/// A call event as its id is claimed: the digest tells a duplicate from a conflict.
+public struct CallEventHandOver: Sendable {
+    public let id: String
+    public let digest: String
+    public let type: String
+
+    public init(id: String, digest: String, type: String) {
+        self.id = id
+        self.digest = digest
+        self.type = type
     }
 }
 

@@ -61,6 +61,52 @@ extension PushJobTests {
         }
     }
 
+    @Test func concurrentPostsOfOneEventMakeOneJobAndARetryIsAnsweredEvenWhenTheQueueIsFull() async throws {
+        let users = 1200
+        // No workers: the job stays queued, holding the whole queue.
+        try await withJobServer(users: users, workers: false, maxQueued: users) { setup in
+            let server = setup.server
+            // Repeats count as given, in JSON as in NDJSON, so both forms are one event.
+            let listed = PushJobFixture.userIDs(users) + ["fan-0", "fan-1"]
+            let event = CallEvents.body("evt_race", type: "call.live_started", users: listed, ttl: "1h")
+            let asJSON = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
+            let asLines = try Self.callEventLines(event)
+            async let first = server.request("POST", "/v1/call-events", body: asJSON, contentType: "application/json")
+            async let second = server.request(
+                "POST", "/v1/call-events", body: asLines, contentType: "application/x-ndjson")
+            let (one, other) = try await (first, second)
+            let location = try accept(one)
+            #expect(try accept(other) == location)
+            let jobs = try await server.pool.withConnection { try $0.query("SELECT count(*) AS n FROM push_jobs") }
+            #expect(try jobs.rows[0].int("n") == 1, "the losing post's job was not discarded")
+            let job = try await self.job(server, location)
+            #expect(job["total"] as? Int == users)
+
+            // The queue is full now: a new job is refused, a retry of this one still answered.
+            let retry = try await server.request("POST", "/v1/call-events", json: event)
+            #expect(try accept(retry) == location)
+            var another = event
+            another["id"] = "evt_race_2"
+            let refused = try await server.request("POST", "/v1/call-events", json: another)
+            #expect(refused.status == 503 && refused.header("Retry-After") != nil, "\(refused.body)")
+        }
+    }
+
+    @Test func anEndlessStreamOfBlankLinesIsCutOff() async throws {
+        try await withJobServer(users: 1, workers: false) { setup in
+            let event = CallEvents.body("evt_blank", users: [])
+            let header = try Self.callEventLines(event).trimmingCharacters(in: .newlines)
+            let blanks = String(repeating: "\n", count: 2 * 1_000_000 + 10)
+            let response = try await setup.server.request(
+                "POST", "/v1/call-events", body: header + "\n" + blanks, contentType: "application/x-ndjson")
+            #expect(response.status == 422 && response.body.contains(#""field":"line 2000002""#), "\(response.body)")
+            let jobs = try await setup.server.pool.withConnection {
+                try $0.query("SELECT count(*) AS n FROM push_jobs")
+            }
+            #expect(try jobs.rows[0].int("n") == 0)
+        }
+    }
+
     @Test func anAsyncEventForAFewUsersIsAJobThatKeepsTheTokenRule() async throws {
         try await withJobServer(users: 2) { setup in
             // fan-0 has a VoIP token, fan-1 an FCM one: a missed call never reaches a VoIP token.

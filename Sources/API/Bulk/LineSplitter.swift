@@ -19,6 +19,12 @@ struct LineSplitter {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// Lines ended so far, blank ones included: what bounds a stream of nothing but newlines.
+    var linesEnded: Int { number }
+
+    /// Whether the line still being read is already too long: a stream may never end it.
+    var readingTooLongLine: Bool { partialTooLong }
+
     mutating func feed(_ chunk: ByteBuffer) -> [Line] {
         var lines: [Line] = []
         for byte in chunk.readableBytesView {

@@ -14,24 +14,29 @@ struct CallEventDispatch {
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
     func post(_ event: CallEvent) async throws -> CallEventAnswer {
-        switch try await claim(event) {
-        case .claimed(let row):
-            return try await start(event, row).value
-        case .existing(let row):
-            try Self.checkSameEvent(event, digest: event.digest, row)
-            return try duplicate(event, try await settled(row))
+        while true {
+            switch try await claim(event) {
+            case .claimed(let row):
+                return try await start(event, row).value
+            case .existing(let row):
+                try Self.checkSameEvent(event, digest: event.digest, row)
+                // Gone while waited on: its first poster gave the id back having sent nothing (it
+                // could not read the devices), so this post claims it again and sends.
+                guard let settled = try await settled(row) else { continue }
+                return try duplicate(event, settled)
+            }
         }
     }
 
-    /// The row once its first poster has finished, or once it is taken for abandoned. Gone only
-    /// when pruned; an id that old is not waited on.
-    func settled(_ row: StoredCallEvent) async throws -> StoredCallEvent {
+    /// The row once its first poster has finished, or once it is taken for abandoned; nil when
+    /// the row is gone (given back, or pruned).
+    private func settled(_ row: StoredCallEvent) async throws -> StoredCallEvent? {
         var row = row
         var pause = Duration.milliseconds(5)
         while row.state == .running, !row.isAbandoned(at: Date()) {
             try await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(200))
-            guard let current = try await context.callEvents.find(id: row.id) else { break }
+            guard let current = try await context.callEvents.find(id: row.id) else { return nil }
             row = current
         }
         return row
@@ -87,7 +92,7 @@ struct CallEventDispatch {
         }
     }
 
-    func duplicate(_ event: CallEvent, _ row: StoredCallEvent) throws -> CallEventAnswer {
+    private func duplicate(_ event: CallEvent, _ row: StoredCallEvent) throws -> CallEventAnswer {
         let answer = try CallEventAnswer(row, duplicate: true)
         CallEventMetrics.event(event.type, answer.state == .abandoned ? .abandoned : .duplicate)
         return answer

@@ -9,16 +9,14 @@ import Store
 /// device's push in its provider's format, by the token rule, in the bulk lane.
 ///
 /// Idempotent by id across instances like any call event. The job is received first, its digest
-/// (`CallEventJobDigest`) computed as the users arrive; only then is the id claimed, and only the
-/// first poster's job is handed to the workers. A duplicate's job is discarded and the post
-/// answered with the first one's job, so one event never makes two jobs, and the id is held
-/// unfinished only for the moment of the hand-over.
+/// (`CallEventJobDigest`) computed as the users arrive; then the id is claimed in the same
+/// transaction that queues the job (`PushJobStore.enqueue`), so an event has one job or none,
+/// whatever crashes or fails. A post whose id is already held gets the first post's job (202) or,
+/// for another event, 409; it reads the users only for the digest, and stores nothing.
 struct CallEventJobIntake {
     static let kind = "call_event"
-    /// The longest a call event job sends for, however long its ttl: a push job's longest deadline.
-    static let maximumSendWindow = PushJobRequest.maximumDeadline.timeInterval
-    /// How long a claimed id may stay unfinished while its job is handed over.
-    static let handOverWindow: TimeInterval = 10
+    /// A call event job's deadline is its expiry, but never further away than a push job's may be.
+    static let longestDeadline = PushJobRequest.maximumDeadline.timeInterval
 
     let context: APIContext
 
@@ -28,7 +26,7 @@ struct CallEventJobIntake {
         return try await receive(event) { receiving, digest in
             for chunk in PushJobIntake.chunks(of: event.userIDs) {
                 digest.add(chunk)
-                try await receiving.add(Array(chunk))
+                try await receiving?.add(Array(chunk))
             }
         }
     }
@@ -40,62 +38,56 @@ struct CallEventJobIntake {
         return try await receive(event) { receiving, digest in
             while let users = try await lines.nextUsers() {
                 digest.add(users)
-                try await receiving.add(users)
+                try await receiving?.add(users)
             }
         }
     }
 
+    /// `feed` hashes every user into the digest, and adds them to the job when there is one.
     private func receive(
-        _ event: CallEvent, feed: (PushJobIntake.Receiving, CallEventJobDigest) async throws -> Void
+        _ event: CallEvent, feed: (PushJobIntake.Receiving?, CallEventJobDigest) async throws -> Void
     ) async throws -> HTTPResponse {
+        let hasher = CallEventJobDigest(event)
+        if let held = try await context.callEvents.find(id: event.id), held.dedupes(at: Date()) {
+            try await feed(nil, hasher)
+            return try await answer(event, digest: hasher.finish(), heldBy: held)
+        }
         let receiving = try await PushJobIntake(jobs: context.pushJobs).begin(
             PushJobIntake.Job(
                 kind: Self.kind, payload: String(decoding: event.jobJSON.bytes, as: UTF8.self),
-                deadline: min(event.expiresAt, Date().addingTimeInterval(Self.maximumSendWindow))))
-        let claim: CallEventClaim
-        let digest: String
+                deadline: min(event.expiresAt, Date().addingTimeInterval(Self.longestDeadline))))
         do {
-            let hasher = CallEventJobDigest(event)
             try await feed(receiving, hasher)
-            digest = hasher.finish()
-            claim = try await context.callEvents.claim(
-                id: event.id, digest: digest, type: event.type.rawValue,
-                deadline: Date().addingTimeInterval(Self.handOverWindow))
+            let digest = hasher.finish()
+            let handOver = CallEventHandOver(id: event.id, digest: digest, type: event.type.rawValue)
+            switch try await receiving.accept(as: handOver) {
+            case .queued(let job):
+                CallEventMetrics.event(event.type, .sent)
+                return PushJobIntake.accepted(job)
+            case .eventTaken(let held):
+                // Posted meanwhile by someone else: theirs is the event's job.
+                await receiving.discard()
+                return try await answer(event, digest: digest, heldBy: held)
+            case .full:
+                throw RegistryError.internal(reason: "a full push job queue was admitted")
+            }
         } catch {
             await receiving.discard()
             throw error
         }
-        switch claim {
-        case .claimed:
-            let job: PushJob
-            do {
-                job = try await receiving.accept()
-            } catch {
-                await receiving.discard()
-                try? await context.callEvents.release(id: event.id)
-                throw error
-            }
-            CallEventMetrics.event(event.type, .sent)
-            // The job is queued and will send: a failure to note it here is a 503 whose retry
-            // finds the id unfinished and, after the hand-over window, abandoned: never a second job.
-            try await context.callEvents.finish(id: event.id, resultJSON: "[]", jobID: job.id)
-            return PushJobIntake.accepted(job)
-        case .existing(let row):
-            await receiving.discard()
-            return try await duplicate(event, digest: digest, row)
-        }
     }
 
-    /// The first post's job (202, as it answered), once it has handed it over; or, when it never
-    /// did (it died first), the event's history as any duplicate gets it.
-    private func duplicate(_ event: CallEvent, digest: String, _ row: StoredCallEvent) async throws -> HTTPResponse {
-        try CallEventDispatch.checkSameEvent(event, digest: digest, row)
-        let dispatch = CallEventDispatch(context: context)
-        let settled = try await dispatch.settled(row)
-        if let jobID = settled.jobID, let job = try await context.pushJobs.store.job(id: jobID) {
-            CallEventMetrics.event(event.type, .duplicate)
+    /// The answer to a post whose id `held` holds: the same event gets the job that sends it (202,
+    /// as the first post was answered; the event's history when the job has been pruned), another
+    /// event 409. A row of an event sent without a job never matches a job's digest.
+    private func answer(_ event: CallEvent, digest: String, heldBy held: StoredCallEvent) async throws
+        -> HTTPResponse
+    {
+        try CallEventDispatch.checkSameEvent(event, digest: digest, held)
+        CallEventMetrics.event(event.type, .duplicate)
+        if let jobID = held.jobID, let job = try await context.pushJobs.store.job(id: jobID) {
             return PushJobIntake.accepted(job)
         }
-        return .json(try dispatch.duplicate(event, settled))
+        return .json(try CallEventAnswer(held, duplicate: true))
     }
 }

@@ -1,3 +1,4 @@
+import CallPush
 import HTTPServer
 import NIOCore
 import RegistryCore
@@ -18,7 +19,11 @@ struct JobLines {
     /// The media types such a body may be sent as.
     static let contentTypes = [NDJSON.contentType, "application/jsonl"]
     static let maxLineBytes = 64 * 1024
-    static let maximumUsers = 1_000_000
+    /// The same million for pushes and call events.
+    static let maximumUsers = CallEvent.maxJobUsers
+    /// Lines a body may hold, blank ones included: room for as many blank lines as users, and no
+    /// more, so a stream of newlines alone is cut off.
+    static let maximumLines = 2 * maximumUsers + 1
 
     private var chunks: RequestBodyStream.AsyncIterator
     private var splitter = LineSplitter(maxLineBytes: maxLineBytes)
@@ -35,7 +40,8 @@ struct JobLines {
     mutating func header() async throws -> JSONValue {
         guard let line = try await nextLine() else {
             throw ValidationErrors([
-                ValidationError(field: "line 1", message: "must say what to send, as a JSON object")
+                ValidationError(
+                    field: "line \(splitter.linesEnded + 1)", message: "must say what to send, as a JSON object")
             ])
         }
         guard !line.tooLong else {
@@ -46,7 +52,7 @@ struct JobLines {
         let header = try line.bytes.withUnsafeBytes { try RequestReading.json($0) }
         guard header.objectValue != nil else {
             throw ValidationErrors([
-                ValidationError(field: "line 1", message: "must be a JSON object, not \(header.typeName)")
+                ValidationError(field: "line \(line.number)", message: "must be a JSON object, not \(header.typeName)")
             ])
         }
         return header
@@ -75,7 +81,9 @@ struct JobLines {
             }
         }
         if users == 0 {
-            throw ValidationErrors([ValidationError(field: "line 2", message: "must be the first user id")])
+            throw ValidationErrors([
+                ValidationError(field: "line \(splitter.linesEnded + 1)", message: "must be the first user id")
+            ])
         }
         return batch.isEmpty ? nil : batch
     }
@@ -84,6 +92,7 @@ struct JobLines {
         while next == lines.count, !ended {
             if let chunk = try await chunks.next() {
                 lines = splitter.feed(chunk)
+                try checkBounds()
             } else {
                 lines = splitter.finish()
                 ended = true
@@ -93,6 +102,24 @@ struct JobLines {
         guard next < lines.count else { return nil }
         defer { next += 1 }
         return lines[next]
+    }
+
+    /// A line that grows past its limit, or a flood of blank lines, is refused as it comes: a
+    /// stream that never ends a line, or never says anything, would otherwise be read for ever.
+    private func checkBounds() throws {
+        if splitter.readingTooLongLine {
+            throw ValidationErrors([
+                ValidationError(
+                    field: "line \(splitter.linesEnded + 1)", message: "may hold at most \(Self.maxLineBytes) bytes")
+            ])
+        }
+        if splitter.linesEnded > Self.maximumLines {
+            throw ValidationErrors([
+                ValidationError(
+                    field: "line \(Self.maximumLines + 1)",
+                    message: "passes \(Self.maximumLines) lines, blank ones included")
+            ])
+        }
     }
 
     /// One user id: a JSON string on its own line.

@@ -39,12 +39,13 @@ struct PushJobIntake {
                 job: id, users: users, types: job.types, providers: job.providers)
         }
 
-        /// Hands the job to the workers; a full queue is a 503 with `Retry-After`.
-        func accept() async throws -> PushJob {
-            switch try await intake.jobs.store.enqueue(job: id, maxQueued: intake.jobs.settings.maxQueued) {
-            case .queued(let job): return job
-            case .full(let queued): throw intake.full(queued)
-            }
+        /// Hands the job to the workers, for `callEvent` when given (`PushJobStore.enqueue`): the
+        /// queued job, or the row holding the event's id. A full queue is a 503 with `Retry-After`.
+        func accept(as callEvent: CallEventHandOver? = nil) async throws -> PushJobStore.Admission {
+            let admission = try await intake.jobs.store.enqueue(
+                job: id, maxQueued: intake.jobs.settings.maxQueued, callEvent: callEvent)
+            if case .full(let queued) = admission { throw intake.full(queued) }
+            return admission
         }
 
         func discard() async {
@@ -72,7 +73,10 @@ struct PushJobIntake {
                 providers: request.push.providers.map { $0.map(\.value).sorted() }))
         do {
             try await feed(receiving)
-            return Self.accepted(try await receiving.accept())
+            guard case .queued(let job) = try await receiving.accept() else {
+                throw RegistryError.internal(reason: "a push job was admitted as a call event")
+            }
+            return Self.accepted(job)
         } catch {
             await receiving.discard()
             throw error

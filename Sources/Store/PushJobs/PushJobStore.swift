@@ -16,6 +16,8 @@ public struct PushJobStore: Sendable {
         case queued(PushJob)
         /// Accepting it would put more than the limit in the queue; the job was not queued.
         case full(queued: Int)
+        /// The call event's id is held (within the dedupe window); the job was not queued.
+        case eventTaken(StoredCallEvent)
     }
 
     /// Starts a job in `receiving`: invisible to workers until `enqueue`. Returns its id.
@@ -71,26 +73,48 @@ public struct PushJobStore: Sendable {
     /// `maxQueued` devices. Admissions are serialised (a transaction-level advisory lock), so two
     /// jobs accepted at once cannot both squeeze under the limit. A job with no device is done
     /// at once.
-    public func enqueue(job: String, maxQueued: Int) async throws -> Admission {
+    ///
+    /// With `callEvent`, the job sends that event, and its id is claimed in the same transaction:
+    /// the job is queued only if the id was free, and then the event's row names it. A crash or a
+    /// failure at any point leaves both or neither, so an event never has two jobs, nor an id held
+    /// with nothing sent.
+    public func enqueue(job: String, maxQueued: Int, callEvent: CallEventHandOver? = nil) async throws -> Admission {
         try await StoreFailure.translating {
-            try await pool.withTransaction { connection in
-                _ = try connection.queryPrepared("SELECT pg_advisory_xact_lock(\(Self.admissionLock))")
-                let queued = try connection.queryPrepared(Self.queuedSQL).rows[0].int("queued")
-                let pending = try connection.queryPrepared(
-                    "SELECT pending FROM push_jobs WHERE id = $1 AND status = 'receiving'", [job]
-                ).rows.first?.int("pending")
-                guard let pending else { throw RegistryError.notFound("push job") }
-                if pending > 0, queued + pending > maxQueued { return .full(queued: queued) }
-                let row = try connection.queryPrepared(
-                    """
-                    UPDATE push_jobs SET status = CASE WHEN pending = 0 THEN 'done' ELSE 'queued' END,
-                           finished_at = CASE WHEN pending = 0 THEN now() END
-                     WHERE id = $1 RETURNING \(Self.columns)
-                    """, [job]
-                ).rows[0]
-                return .queued(try Self.job(from: row))
+            do {
+                return try await pool.withTransaction { connection in
+                    _ = try connection.queryPrepared("SELECT pg_advisory_xact_lock(\(Self.admissionLock))")
+                    let received = try connection.queryPrepared(
+                        "SELECT pending, deadline_at FROM push_jobs WHERE id = $1 AND status = 'receiving'", [job]
+                    ).rows.first
+                    guard let received else { throw RegistryError.notFound("push job") }
+                    // The event's id first: a post of an event already sent is answered with its
+                    // job, however full the queue.
+                    if let callEvent {
+                        let claim = try CallEventStore.claim(
+                            on: connection, callEvent, deadline: try received.date("deadline_at"), job: job)
+                        if case .existing(let row) = claim { return .eventTaken(row) }
+                    }
+                    let queued = try connection.queryPrepared(Self.queuedSQL).rows[0].int("queued")
+                    let pending = try received.int("pending")
+                    // Thrown, so the transaction rolls the claim back with it.
+                    if pending > 0, queued + pending > maxQueued { throw QueueFull(queued: queued) }
+                    let row = try connection.queryPrepared(
+                        """
+                        UPDATE push_jobs SET status = CASE WHEN pending = 0 THEN 'done' ELSE 'queued' END,
+                               finished_at = CASE WHEN pending = 0 THEN now() END
+                         WHERE id = $1 RETURNING \(Self.columns)
+                        """, [job]
+                    ).rows[0]
+                    return .queued(try Self.job(from: row))
+                }
+            } catch let full as QueueFull {
+                return .full(queued: full.queued)
             }
         }
+    }
+
+    private struct QueueFull: Error {
+        let queued: Int
     }
 
     /// "push_jobs admission" as a number, the key of the advisory lock `enqueue` takes.
