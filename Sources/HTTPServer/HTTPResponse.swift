@@ -39,6 +39,13 @@ public struct HTTPResponse: Sendable {
         json(value, status: status, headers: headers, encoder: JSONCoding.encoder)
     }
 
+    /// `value` as the JSON it writes itself, the same bytes as the overload above would send.
+    public static func json<T: SelfWrittenJSON>(
+        _ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
+        .json(encoded: ByteBuffer(bytes: value.jsonBytes), status: status, headers: headers)
+    }
+
     /// `value` encoded with a caller's encoder (e.g. for a date strategy); same failure rule.
     public static func json<T: Encodable>(
         _ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:], encoder: JSONEncoder

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import RegistryCore
 
@@ -201,10 +202,42 @@ public struct PushRequest: Sendable {
         }
     }
 
-    /// Compact JSON with sorted keys, as every push body is written.
+    /// Compact JSON with sorted keys, as every push body is written: what JSONEncoder writes with
+    /// `.sortedKeys` and `.withoutEscapingSlashes`, and nothing for a number JSON cannot hold.
     public static func compactJSON(_ value: JSONValue) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(value)) ?? Data())
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        guard append(value, to: &output) else { return [] }
+        return output
+    }
+
+    /// False when `value` holds an infinite or NaN number, which JSONEncoder refuses too.
+    private static func append(_ value: JSONValue, to output: inout [UInt8]) -> Bool {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number):
+            guard number.isFinite else { return false }
+            JSONText.appendNumber(number, to: &output)
+        case .string(let text): JSONText.appendString(text, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                guard append(element, to: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, member) in sorted.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONText.appendString(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                guard append(member.value, to: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+        return true
     }
 }

@@ -70,7 +70,9 @@ import Testing
         async let slow = send(
             "POST", "/v1/push", ["user_ids": ["bob"], "apns": ["push_type": "voip", "payload": ["aps": [:]]]])
         var during: [String: Double] = [:]
-        for _ in 0..<200 where during[#"push_in_flight{provider="ios"}"#] != 1 {
+        // The slot is taken a moment before the stream: wait for both.
+        for _ in 0..<200
+        where during[#"push_in_flight{provider="ios"}"#] != 1 || during[#"push_open_streams{provider="ios"}"#] != 1 {
             during = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
         }
         #expect(during[#"push_in_flight{provider="ios"}"#] == 1)
