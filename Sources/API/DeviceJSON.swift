@@ -184,39 +184,13 @@ enum DeviceJSON {
         buffer.writeStaticString("}")
     }
 
-    /// A JSON string (or `null`): `"` and `\` escaped, control characters as JSONEncoder writes
-    /// them (`\n`, `\r`, `\t`, `\b`, `\f`, otherwise `\u00XX`), everything else as UTF-8.
+    /// A JSON string (or `null`), escaped as every JSON writer here escapes (`JSONText`).
     private static func writeString(_ value: String?, to buffer: inout ByteBuffer) {
-        guard var value else {
+        guard let value else {
             buffer.writeStaticString("null")
             return
         }
-        buffer.writeStaticString("\"")
-        value.withUTF8 { bytes in
-            var plainStart = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[plainStart..<index]))
-                switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
-                case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
-                case 0x0A: buffer.writeStaticString(#"\n"#)
-                case 0x0D: buffer.writeStaticString(#"\r"#)
-                case 0x09: buffer.writeStaticString(#"\t"#)
-                case 0x08: buffer.writeStaticString(#"\b"#)
-                case 0x0C: buffer.writeStaticString(#"\f"#)
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    buffer.writeStaticString(#"\u00"#)
-                    buffer.writeInteger(hex.utf8Start[Int(byte >> 4)])
-                    buffer.writeInteger(hex.utf8Start[Int(byte & 0x0F)])
-                }
-                plainStart = index + 1
-            }
-            buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[plainStart...]))
-        }
-        buffer.writeStaticString("\"")
+        JSONText.writeString(value) { buffer.writeBytes($0) }
     }
 
     /// A timestamp as JSON: RFC 3339 needs no escaping, so its bytes go straight in (or `null`).

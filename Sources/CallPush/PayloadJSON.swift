@@ -52,7 +52,7 @@ public indirect enum PayloadJSON: Sendable, Hashable {
         case .bool(let flag): output += Array((flag ? "true" : "false").utf8)
         case .integer(let number): output += Array(String(number).utf8)
         case .number(let number): output += Array(Self.format(number).utf8)
-        case .string(let text): Self.writeString(text, into: &output)
+        case .string(let text): JSONText.appendString(text, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -64,7 +64,7 @@ public indirect enum PayloadJSON: Sendable, Hashable {
             output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, into: &output)
+                JSONText.appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.value.write(into: &output)
             }
@@ -76,23 +76,6 @@ public indirect enum PayloadJSON: Sendable, Hashable {
     private static func format(_ number: Double) -> String {
         if number == number.rounded(), abs(number) < 9_007_199_254_740_992 { return String(Int64(number)) }
         return "\(number)"
-    }
-
-    private static func writeString(_ text: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case ..<0x20:
-                output += Array("\\u00\(Hex.encode([byte]))".utf8)
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }
 

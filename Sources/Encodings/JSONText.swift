@@ -4,32 +4,42 @@
 public enum JSONText {
     /// `value` quoted, with `"`, `\` and control characters escaped; `/` and non-ASCII as they are.
     public static func appendString(_ value: String, to output: inout [UInt8]) {
+        writeString(value) { output.append(contentsOf: $0) }
+    }
+
+    /// `appendString` for any output: the quoted string handed to `emit` in pieces (a ByteBuffer's
+    /// `writeBytes`), so every JSON writer here escapes alike.
+    public static func writeString(_ value: String, _ emit: (UnsafeRawBufferPointer) -> Void) {
         var value = value
-        output.append(UInt8(ascii: "\""))
+        emitStatic("\"", emit)
         value.withUTF8 { bytes in
             var plainStart = 0
             for index in bytes.indices {
                 let byte = bytes[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: bytes[plainStart..<index])
-                output.append(UInt8(ascii: "\\"))
+                emit(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[plainStart..<index])))
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-                case 0x0A: output.append(UInt8(ascii: "n"))
-                case 0x0D: output.append(UInt8(ascii: "r"))
-                case 0x09: output.append(UInt8(ascii: "t"))
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
+                case UInt8(ascii: "\""): emitStatic(#"\""#, emit)
+                case UInt8(ascii: "\\"): emitStatic(#"\\"#, emit)
+                case 0x0A: emitStatic(#"\n"#, emit)
+                case 0x0D: emitStatic(#"\r"#, emit)
+                case 0x09: emitStatic(#"\t"#, emit)
+                case 0x08: emitStatic(#"\b"#, emit)
+                case 0x0C: emitStatic(#"\f"#, emit)
                 default:
-                    output.append(contentsOf: "u00".utf8)
-                    output.append(hexDigits[Int(byte >> 4)])
-                    output.append(hexDigits[Int(byte & 0x0F)])
+                    let escaped: [UInt8] =
+                        Array(#"\u00"#.utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+                    escaped.withUnsafeBytes(emit)
                 }
                 plainStart = index + 1
             }
-            output.append(contentsOf: bytes[plainStart...])
+            emit(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[plainStart...])))
         }
-        output.append(UInt8(ascii: "\""))
+        emitStatic("\"", emit)
+    }
+
+    private static func emitStatic(_ text: StaticString, _ emit: (UnsafeRawBufferPointer) -> Void) {
+        emit(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// `value` or `null`.
