@@ -38,21 +38,10 @@ mock_port=$(free_port)
 python3 -c 'import json, sys; print(json.dumps({"type": "service_account", "project_id": "bench-project",
   "private_key_id": "k1", "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench-project.iam.gserviceaccount.com",
   "token_uri": sys.argv[2]}))' "$tmp/fcm.key" "https://localhost:$mock_port/token" >"$tmp/account.json"
-"$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" \
-  --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json" >"$tmp/mock.log" 2>&1 &
-mock_pid=$!
-for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done
+start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json"
 
-pg_port=$(free_port)
-start_cluster "$data" "$pg_port"
-DATABASE_URL=$(fresh_database "$pg_port" device_registry)
-PORT=$(free_port)
-admin=drk_$(openssl rand 32 | basenc --base64url | tr -d '=\n')
-REGISTRY_MASTER_KEY=$(openssl rand 32 | basenc --base64url | tr -d '=\n')
-PUSH_CA_FILE=$tmp/ca.pem
-REGISTRY_ADMIN_KEY=$admin
-export DATABASE_URL PORT REGISTRY_MASTER_KEY PUSH_CA_FILE REGISTRY_ADMIN_KEY
-base=http://127.0.0.1:$PORT
+service_environment
+export REGISTRY_ADMIN_KEY=$admin
 start_service() {
   "$bin" serve >>"$tmp/service.log" 2>&1 &
   service_pid=$!

@@ -54,21 +54,10 @@ for name in AuthKey H2Key AioKey; do
 done
 
 mock_port=$(free_port)
-"$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" \
-  --apns-key "$team:$kid:$tmp/AuthKey.p8" --apns-key "$team:$h2_kid:$tmp/H2Key.p8" \
-  --apns-key "$team:$aio_kid:$tmp/AioKey.p8" >"$tmp/mock.log" 2>&1 &
-mock_pid=$!
-for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done
+start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8" --apns-key "$team:$h2_kid:$tmp/H2Key.p8" \
+  --apns-key "$team:$aio_kid:$tmp/AioKey.p8"
 
-pg_port=$(free_port)
-start_cluster "$data" "$pg_port"
-DATABASE_URL=$(fresh_database "$pg_port" device_registry)
-PORT=$(free_port)
-admin=drk_$(openssl rand 32 | basenc --base64url | tr -d '=\n')
-REGISTRY_MASTER_KEY=$(openssl rand 32 | basenc --base64url | tr -d '=\n')
-PUSH_CA_FILE=$tmp/ca.pem
-export DATABASE_URL PORT REGISTRY_MASTER_KEY PUSH_CA_FILE
-base=http://127.0.0.1:$PORT
+service_environment
 REGISTRY_ADMIN_KEY=$admin "$bin" serve >"$tmp/service.log" 2>&1 &
 service_pid=$!
 wait_ready "$base" 60

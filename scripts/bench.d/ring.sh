@@ -30,22 +30,11 @@ make_mock_certificates
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
 
 mock_port=$(free_port)
-"$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" \
-  --apns-key "$team:$kid:$tmp/AuthKey.p8" >"$tmp/mock.log" 2>&1 &
-mock_pid=$!
-for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done
+start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8"
 
-pg_port=$(free_port)
-start_cluster "$data" "$pg_port"
-DATABASE_URL=$(fresh_database "$pg_port" device_registry)
-PORT=$(free_port)
-admin=drk_$(openssl rand 32 | basenc --base64url | tr -d '=\n')
+service_environment
 secret=whsec_$(openssl rand -hex 24)
-REGISTRY_MASTER_KEY=$(openssl rand 32 | basenc --base64url | tr -d '=\n')
-PUSH_CA_FILE=$tmp/ca.pem
-DIALSTACK_WEBHOOK_SECRET=$secret
-export DATABASE_URL PORT REGISTRY_MASTER_KEY PUSH_CA_FILE DIALSTACK_WEBHOOK_SECRET
-base=http://127.0.0.1:$PORT
+export DIALSTACK_WEBHOOK_SECRET=$secret
 REGISTRY_ADMIN_KEY=$admin "$bin" serve >"$tmp/service.log" 2>&1 &
 service_pid=$!
 wait_ready "$base" 60
