@@ -45,6 +45,14 @@ enum PushJobFixture {
         return ([first] + userIDs(users).map { "\"\($0)\"" }).joined(separator: "\n") + "\n"
     }
 
+    /// Every push the mock answers (APNs and FCM, up to `times` of them) waits `milliseconds`:
+    /// a job then runs long enough to act on half-way.
+    static func slowDown(_ mock: MockPushServer, milliseconds: Int, times: Int = 100_000) {
+        for service in [MockReply.Service.apns, .fcm] {
+            mock.script(MockReply(service: service, delayMilliseconds: milliseconds, times: times))
+        }
+    }
+
     /// Pushes the mock received, by device token.
     static func pushesByToken(_ mock: MockPushServer) -> [String: Int] {
         var counts: [String: Int] = [:]

@@ -37,9 +37,7 @@ struct PushJobProcessTests {
                 "PUSH_JOB_BATCHES": "\(Self.batches)", "PUSH_JOB_LEASE_SECONDS": "2", "PUSH_JOB_CONCURRENCY": "16",
             ], admin: admin.value)
         // Slow enough that a kill lands mid-job.
-        for service in [MockReply.Service.apns, .fcm] {
-            mock.server.script(MockReply(service: service, delayMilliseconds: 2, times: 1_000_000))
-        }
+        PushJobFixture.slowDown(mock.server, milliseconds: 2, times: 1_000_000)
         do {
             try await body(cluster)
         } catch {

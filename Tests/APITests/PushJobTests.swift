@@ -9,52 +9,24 @@ import Testing
 /// cancel, deadline, the queue limit, and a synchronous push's latency while a job runs.
 @Suite("push jobs", .serialized)
 struct PushJobTests {
-    struct Setup {
-        let server: TestServer
-        let mock: MockPushFixture
-    }
-
-    /// A server with workers, `ios` (APNs) and `android` (FCM) providers pointed at the mock, and
-    /// `users` seeded users.
+    /// A server with workers, the `ios` (APNs) and `android` (FCM) providers of
+    /// `withMockPushServer`, and `users` seeded users; the sender keeps its default settings.
     func withJobServer(
         users: Int, concurrency: Int = 128, workers: Bool = true, maxQueued: Int = 2_000_000,
-        _ body: (Setup) async throws -> Void
+        _ body: (PushServerSetup) async throws -> Void
     ) async throws {
-        let mock = try await MockPushFixture.start()
-        var options = TestServer.Options()
-        options.pushCAFile = mock.certificates.caFile
-        options.pushJobWorkers = workers
-        options.postgres = { $0.poolSize = 8 }
-        options.api.pushJobs.pollEvery = .milliseconds(50)
-        options.api.pushJobs.concurrency = concurrency
-        options.api.pushJobs.maxQueued = maxQueued
-        do {
-            try await withTestServer(options) { server in
-                let ios = try await server.request(
-                    "PUT", "/v1/providers/ios",
-                    json: [
-                        "service": "apns", "topic": "com.example.app", "endpoint": mock.baseURL,
-                        "credentials": [
-                            "team_id": mock.teamID, "key_id": mock.keyID, "private_key": try mock.apnsKey.pkcs8PEM(),
-                        ],
-                    ])
-                #expect(ios.status == 201, "\(ios.body)")
-                let account = try JSONSerialization.jsonObject(with: Data(try mock.serviceAccountJSON().utf8))
-                let android = try await server.request(
-                    "PUT", "/v1/providers/android",
-                    json: [
-                        "service": "fcm", "project_id": mock.projectID, "endpoint": mock.baseURL,
-                        "credentials": ["service_account": account],
-                    ])
-                #expect(android.status == 201, "\(android.body)")
-                try await PushJobFixture.seedDevices(server.pool, users: users)
-                try await body(Setup(server: server, mock: mock))
-            }
-        } catch {
-            try await mock.stop()
-            throw error
+        let configure = { (options: inout TestServer.Options) in
+            options.sender = TestServer.Options().sender
+            options.pushJobWorkers = workers
+            options.postgres = { $0.poolSize = 8 }
+            options.api.pushJobs.pollEvery = .milliseconds(50)
+            options.api.pushJobs.concurrency = concurrency
+            options.api.pushJobs.maxQueued = maxQueued
         }
-        try await mock.stop()
+        try await withMockPushServer(configure: configure) { setup in
+            try await PushJobFixture.seedDevices(setup.server.pool, users: users)
+            try await body(setup)
+        }
     }
 
     func job(_ server: TestServer, _ location: String) async throws -> [String: Any] {
@@ -138,9 +110,7 @@ struct PushJobTests {
     @Test func nothingIsSentAfterTheCancelAnswers() async throws {
         try await withJobServer(users: 5000, concurrency: 8) { setup in
             let mock = setup.mock.server
-            for service in [MockReply.Service.apns, .fcm] {
-                mock.script(MockReply(service: service, delayMilliseconds: 5, times: 100_000))
-            }
+            PushJobFixture.slowDown(mock, milliseconds: 5)
             let location = try accept(
                 try await setup.server.request(
                     "POST", "/v1/push-jobs", body: try PushJobFixture.ndjson(users: 5000),
@@ -171,9 +141,7 @@ struct PushJobTests {
     @Test func aJobPastItsDeadlineEndsExpiredAndSendsNothingMore() async throws {
         try await withJobServer(users: 2000, concurrency: 2) { setup in
             let mock = setup.mock.server
-            for service in [MockReply.Service.apns, .fcm] {
-                mock.script(MockReply(service: service, delayMilliseconds: 20, times: 100_000))
-            }
+            PushJobFixture.slowDown(mock, milliseconds: 20)
             let location = try accept(
                 try await setup.server.request(
                     "POST", "/v1/push", json: PushJobFixture.body(users: 2000, extra: ["deadline": "2s"])))
@@ -198,9 +166,7 @@ struct PushJobTests {
 
     @Test func aSmallJobIsNotStuckBehindABigOne() async throws {
         try await withJobServer(users: 5020, concurrency: 8) { setup in
-            for service in [MockReply.Service.apns, .fcm] {
-                setup.mock.server.script(MockReply(service: service, delayMilliseconds: 5, times: 100_000))
-            }
+            PushJobFixture.slowDown(setup.mock.server, milliseconds: 5)
             let big = try accept(
                 try await setup.server.request("POST", "/v1/push", json: PushJobFixture.body(users: 5000)))
             var small = PushJobFixture.body(users: 0, extra: ["async": true])
