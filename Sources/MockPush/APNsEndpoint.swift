@@ -90,6 +90,11 @@ struct APNsEndpoint {
         let pushType = request.header("apns-push-type") ?? "alert"
         guard Self.pushTypes.contains(pushType) else { return "InvalidPushType" }
         if (pushType == "voip") != topic.hasSuffix(".voip") { return "BadTopic" }
+        // What Apple answers an alert to a PushKit token or a VoIP push to an alert token; the
+        // real service then treats the token as not for this app, which is why a sender must not.
+        if let type = state.tokenType(token), (type == .voip) != (pushType == "voip") {
+            return "DeviceTokenNotForTopic"
+        }
         if let priority = request.header("apns-priority"), !["10", "5", "1"].contains(priority) {
             return "BadPriority"
         }

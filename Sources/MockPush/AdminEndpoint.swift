@@ -1,4 +1,5 @@
 import Foundation
+import RegistryCore
 import RegistryCrypto
 
 /// `/_mock/…`: how a test or a developer registers credentials, scripts replies and reads what
@@ -8,6 +9,7 @@ import RegistryCrypto
 /// |-------------------------------|------------------------------------------------------------|
 /// | POST /_mock/apns-keys         | `{"team_id","key_id","public_key"}` (PEM) → 204            |
 /// | POST /_mock/fcm-accounts      | `{"client_email","project_id","public_key"}` (PEM) → 204   |
+/// | POST /_mock/tokens            | `{"token","type"}` (`apns` or `voip`): the token's kind → 204|
 /// | POST /_mock/replies           | a `MockReply` → 204                                        |
 /// | DELETE /_mock/replies         | forget scripted replies → 204                              |
 /// | GET /_mock/requests           | every `RecordedRequest`, oldest first                      |
@@ -40,6 +42,11 @@ struct AdminEndpoint {
         }
     }
 
+    struct TokenBody: Decodable {
+        let token: String
+        let type: TokenType
+    }
+
     struct Problem: Encodable {
         let error: String
     }
@@ -58,6 +65,12 @@ struct AdminEndpoint {
                 state.registerFCMAccount(
                     clientEmail: body.clientEmail, projectID: body.projectID,
                     publicKey: try VerifyingKey(pem: body.publicKey, algorithm: .rs256))
+            case ("POST", "/_mock/tokens"):
+                let body = try decoder.decode(TokenBody.self, from: Data(request.body))
+                guard body.type != .fcm else {
+                    return .json(400, Problem(error: "type must be apns or voip: FCM tokens have one kind"))
+                }
+                state.registerToken(body.token, type: body.type)
             case ("POST", "/_mock/replies"):
                 state.script(try decoder.decode(MockReply.self, from: Data(request.body)))
             case ("DELETE", "/_mock/replies"):

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import RegistryCore
 import RegistryCrypto
 
 /// A stand-in for APNs and FCM (with Google's OAuth token endpoint) on one TLS port speaking
@@ -103,6 +104,12 @@ public final class MockPushServer: Sendable {
     /// tokens may send to `projectID`.
     public func registerFCMAccount(clientEmail: String, projectID: String, publicKey: VerifyingKey) {
         state.registerFCMAccount(clientEmail: clientEmail, projectID: projectID, publicKey: publicKey)
+    }
+
+    /// APNs `token` is a PushKit (`voip`) or alert (`apns`) token: a push of the other kind is
+    /// answered 400 `DeviceTokenNotForTopic`, as Apple does. Unregistered tokens take any kind.
+    public func registerToken(_ token: String, type: TokenType) {
+        state.registerToken(token, type: type)
     }
 
     /// Queues `reply` for the next matching request(s), after the credential check.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import RegistryCore
 import RegistryCrypto
 
 /// Everything the mock remembers, behind one lock: registered credentials, scripted replies,
@@ -24,6 +25,9 @@ final class MockPushState: Sendable {
         var fcmAccounts: [String: FCMAccount] = [:]
         /// Access token → (client email, expiry).
         var accessTokens: [String: (clientEmail: String, expiresAt: Date)] = [:]
+        /// APNs device token → the kind the device registered it as (`apns` or `voip`); tokens
+        /// not listed take any push type, as before the mock knew kinds.
+        var tokenTypes: [String: TokenType] = [:]
         var replies: [MockReply] = []
         var requests: [RecordedRequest] = []
         var connections = 0
@@ -62,6 +66,14 @@ final class MockPushState: Sendable {
 
     func registerFCMAccount(clientEmail: String, projectID: String, publicKey: VerifyingKey) {
         box.withLockedValue { $0.fcmAccounts[clientEmail] = FCMAccount(projectID: projectID, key: publicKey) }
+    }
+
+    func registerToken(_ token: String, type: TokenType) {
+        box.withLockedValue { $0.tokenTypes[token] = type }
+    }
+
+    func tokenType(_ token: String) -> TokenType? {
+        box.withLockedValue { $0.tokenTypes[token] }
     }
 
     func script(_ reply: MockReply) {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// An answer the mock is told to give instead of its own, for the next matching request(s):
-/// any status and reason, a `Retry-After`, a delay, or a GOAWAY or dropped connection instead
-/// of an answer. Sent as JSON to `POST /_mock/replies`, or passed to `MockPushServer.script`.
+/// any status and reason, a `Retry-After`, a delay, or a GOAWAY, a dropped connection or
+/// silence instead of an answer. Sent as JSON to `POST /_mock/replies`, or passed to `MockPushServer.script`.
 public struct MockReply: Sendable, Codable, Equatable {
     public enum Service: String, Sendable, Codable {
         case apns
@@ -14,8 +14,12 @@ public struct MockReply: Sendable, Codable, Equatable {
         /// GOAWAY naming the stream before this one as the last processed, then close: the
         /// request was not handled and may be retried on a new connection.
         case goaway
-        /// Close the TCP connection without a word.
+        /// Close the TCP connection without a word (after reading the request: with a delay,
+        /// "read it, never answer, then close").
         case drop
+        /// Read the request and never answer it; the connection stays up and answers PINGs, as
+        /// a service that lost one request would.
+        case silence
     }
 
     public var service: Service

@@ -3,8 +3,8 @@ import NIOHPACK
 import NIOHTTP2
 
 /// Handles one HTTP/2 stream: collects the request from its HEADERS and DATA frames, asks the
-/// router, then answers — after the scripted delay, or by sending GOAWAY or dropping the
-/// connection instead.
+/// router, then answers — after the scripted delay, or by sending GOAWAY, dropping the
+/// connection or staying silent instead.
 ///
 /// It reads the frames itself rather than through NIO's HTTP/1 view of the stream, because that
 /// view refuses a request without `:authority`, and RFC 9113 §8.3.1 lets a client send `host`
@@ -91,6 +91,8 @@ final class MockStreamHandler: ChannelInboundHandler {
             parent.writeAndFlush(goAway).whenComplete { _ in parent.close(promise: nil) }
         case .drop?:
             context.channel.parent?.close(promise: nil)
+        case .silence?:
+            break
         case nil:
             var headers = HPACKHeaders([(":status", String(answer.status))])
             headers.add(contentsOf: answer.headers)
