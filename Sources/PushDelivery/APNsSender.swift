@@ -26,7 +26,8 @@ public final class APNsSender: Sendable {
         func pool(_ endpoint: PushEndpoint) -> HTTP2ConnectionPool {
             HTTP2ConnectionPool(
                 endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
-                connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
+                connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
+                pingTimeout: configuration.pingTimeout)
         }
         self.production = pool(production)
         self.sandbox = pool(sandbox)
@@ -36,9 +37,15 @@ public final class APNsSender: Sendable {
     }
 
     /// Sends `payload` (the JSON APNs delivers) to `token` and retries transient failures until
-    /// `deadline` or the notification's `apns-expiration`, whichever comes first, with the same
-    /// `apnsID` on every attempt. A payload over the limit for its push type is rejected without
-    /// sending. `lane` is the provider budget's lane the push waits in (see `PushBudget`).
+    /// `deadline` or the notification's `apns-expiration`, whichever comes first (so every
+    /// attempt's `apns-expiration` is the window's own end, and none starts after it). A payload
+    /// over the limit for its push type is rejected without sending. `lane` is the provider
+    /// budget's lane the push waits in (see `PushBudget`).
+    ///
+    /// Every attempt carries the same `apnsID`, a resend after a lost connection too: APNs does
+    /// not deduplicate on it, but it names the notification in Apple's delivery logs and in our
+    /// results, and a resend is the same notification. Apps deduplicate on the event's id in the
+    /// payload; `DeliveryResult.maybeDelivered` says when they may have to.
     public func send(
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
         apnsID: UUID = UUID(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
@@ -60,7 +67,7 @@ public final class APNsSender: Sendable {
             deadline = min(deadline, .now + .milliseconds(Int64(expiration.timeIntervalSinceNow * 1000)))
         }
         let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
-        return await loop.run(until: deadline, lane: lane) { timeout in
+        return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             let jwt: String
             do {
                 jwt = try await providerToken.token()
@@ -69,12 +76,7 @@ public final class APNsSender: Sendable {
             }
             let request = PushHTTPRequest(
                 path: "/3/device/\(token)", headers: [("authorization", "bearer \(jwt)")] + headers, body: payload)
-            let response: PushHTTPResponse
-            do throws(ConnectionFailure) {
-                response = try await pool.send(request, timeout: timeout)
-            } catch {
-                return .transient(reason: error.reason, retryAfter: nil)
-            }
+            let response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = APNsAnswer(
                 status: response.status, apnsID: response.header("apns-id"), retryAfter: response.header("retry-after"),

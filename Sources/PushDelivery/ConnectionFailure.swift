@@ -1,18 +1,27 @@
-/// Why an attempt got no HTTP answer. All are transient: the request is tried again, on a new
-/// connection, while the deadline allows.
+/// Why an attempt got no HTTP answer, sorted by what the push service may have done with it —
+/// the question a resend turns on, since APNs and FCM do not deduplicate.
 enum ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// TCP or TLS could not be set up (refused, unreachable, certificate not trusted).
+    /// TCP or TLS could not be set up (refused, unreachable, certificate not trusted): nothing sent.
     case connect(String)
-    /// The connection closed or was told to go away (GOAWAY) before this stream was answered.
+    /// The stream or connection ended before the request was fully written, or the server
+    /// refused the stream unprocessed (REFUSED_STREAM, GOAWAY below it): nothing delivered.
     case closed
-    /// No answer within the attempt's timeout.
+    /// No stream or connection within the attempt's timeout: nothing sent.
     case timedOut
+    /// Fully written, then the connection proved dead (closed, or its PING unanswered): the
+    /// service may have taken it, and it may be resent on another connection.
+    case lost
+    /// Fully written, and no answer in time on a connection that is alive: the service has it
+    /// and is slow, or lost it; no one can tell, so it is not resent.
+    case unanswered
 
     var description: String {
         switch self {
         case .connect(let reason): "connection failed: \(reason)"
-        case .closed: "connection closed before the answer"
-        case .timedOut: "timed out"
+        case .closed: "connection closed before the request was sent"
+        case .timedOut: "timed out before the request was sent"
+        case .lost: "connection lost after the request was sent"
+        case .unanswered: "no answer"
         }
     }
 
@@ -21,7 +30,11 @@ enum ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connect: "ConnectionFailed"
         case .closed: "ConnectionClosed"
-        case .timedOut: "Timeout"
+        case .timedOut, .unanswered: "Timeout"
+        case .lost: "ConnectionLost"
         }
     }
+
+    /// The request reached the service whole, so a device may have it.
+    var mayHaveBeenDelivered: Bool { self == .lost || self == .unanswered }
 }

@@ -5,19 +5,13 @@ import NIOHTTP2
 /// Sits after the HTTP/2 handler, which passes it the connection-level frames: learns the
 /// server's stream limit from SETTINGS (the first one makes the connection `ready`, so no stream
 /// is counted against a limit not yet known) and retires the connection on GOAWAY or close, so
-/// no new stream is opened on a connection that is going away.
-///
-/// It also checks an idle connection's health, as Apple recommends: when nothing has moved for
-/// the ping interval (an `IdleStateHandler` at the front of the pipeline says so) it sends a
-/// PING; if the connection is still silent one interval later, the PING went unanswered and the
-/// connection is closed, so no push is sent into a dead connection.
+/// no new stream is opened on a connection that is going away. Whether a silent connection is
+/// dead is `ConnectionHealthHandler`'s job.
 final class ConnectionObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
 
     private let state: NIOLockedValueBox<ConnectionState>
     private let ready: EventLoopPromise<Void>
-    private var pingOutstanding = false
 
     init(state: NIOLockedValueBox<ConnectionState>, ready: EventLoopPromise<Void>) {
         self.state = state
@@ -34,25 +28,8 @@ final class ConnectionObserver: ChannelInboundHandler {
             ready.succeed()
         case .goAway:
             state.withLockedValue { $0.retired = true }
-        case .ping(_, ack: true):
-            pingOutstanding = false
         default:
             break
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard case .all? = event as? IdleStateHandler.IdleStateEvent else {
-            context.fireUserInboundEventTriggered(event)
-            return
-        }
-        if pingOutstanding {
-            state.withLockedValue { $0.retired = true }
-            context.close(promise: nil)
-        } else {
-            pingOutstanding = true
-            let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))
-            context.writeAndFlush(wrapOutboundOut(ping), promise: nil)
         }
     }
 

@@ -11,7 +11,8 @@ public struct DeliveryResult: Sendable, Equatable {
         case rejected(reason: String)
         /// The provider's credentials are refused: mark the provider unhealthy.
         case authFailed(reason: String)
-        /// Transient failures used up the attempts.
+        /// Transient failures used up the attempts, or an attempt got no answer and could not
+        /// be resent without risking a double (see `maybeDelivered`).
         case failed(reason: String)
         /// The deadline came before a final answer; nothing was sent late.
         case expired(reason: String?)
@@ -21,4 +22,14 @@ public struct DeliveryResult: Sendable, Equatable {
     /// Attempts made, including one that failed before reaching the push service (no access
     /// token, no connection).
     public let attempts: Int
+    /// An attempt reached the push service whole and got no answer, so the device may have the
+    /// push whatever `status` says: once more than `sent` says (a possible duplicate, which apps
+    /// recognise by the event's id), or at all when `failed` or `expired`.
+    public let maybeDelivered: Bool
+
+    public init(status: Status, attempts: Int, maybeDelivered: Bool = false) {
+        self.status = status
+        self.attempts = attempts
+        self.maybeDelivered = maybeDelivered
+    }
 }

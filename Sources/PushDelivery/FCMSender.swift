@@ -22,10 +22,12 @@ public final class FCMSender: Sendable {
         projectID = account.projectID
         messages = HTTP2ConnectionPool(
             endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
-            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
+            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout)
         oauth = HTTP2ConnectionPool(
             endpoint: account.tokenEndpoint, tls: tls, group: group, maximumConnections: 1,
-            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval)
+            connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout)
         accessToken = FCMAccessToken(account: account, pool: oauth)
         loop = AttemptLoop(
             policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
@@ -36,6 +38,11 @@ public final class FCMSender: Sendable {
     /// transient failures until `deadline`. A message FCM would refuse (see `FCMMessageRules`, and
     /// 4,096 bytes) is rejected without sending. `lane` is the provider budget's lane the push
     /// waits in (see `PushBudget`).
+    ///
+    /// An `android.ttl` is a window that starts now: no attempt starts after it ends, and each
+    /// carries what is left of it when it starts, so a ring retried after a 503 does not ring
+    /// later than the first attempt would have. An attempt's access token exchange and its send
+    /// share the attempt's time.
     public func send(
         _ message: [String: JSONValue], to token: String, deadline: ContinuousClock.Instant,
         lane: PushBudget.Lane = .interactive
@@ -46,28 +53,38 @@ public final class FCMSender: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let messageBytes = try? encoder.encode(JSONValue.object(message)),
-            PayloadLimit.fits(messageBytes.count, .fcm),
-            let body = try? encoder.encode([
-                "message": JSONValue.object(message.merging(["token": .string(token)]) { $1 })
-            ])
+            PayloadLimit.fits(messageBytes.count, .fcm)
         else { return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0) }
+        var deadline = deadline
+        // `0s` is FCM's "now or never", not an empty window.
+        let expiry = message["android"]?.objectValue?["ttl"]?.stringValue.flatMap(FCMTTL.parse).flatMap {
+            $0 > .zero ? ContinuousClock.now + $0 : nil
+        }
+        if let expiry { deadline = min(deadline, expiry) }
         let path = "/v1/projects/\(projectID)/messages:send"
-        return await loop.run(until: deadline, lane: lane) { timeout in
+        return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
+            let attemptEnds = ContinuousClock.now + timeout
+            var message = message
+            if let expiry, var android = message["android"]?.objectValue {
+                android["ttl"] = .string(FCMTTL.format(ContinuousClock.now.duration(to: expiry)))
+                message["android"] = .object(android)
+            }
+            message["token"] = .string(token)
+            guard let body = try? encoder.encode(["message": JSONValue.object(message)]) else {
+                return .rejected(reason: "PayloadTooLarge")
+            }
             let bearer: String
             do {
                 bearer = try await accessToken.token(timeout: timeout)
             } catch {
                 return (error as? OutcomeError)?.outcome ?? .providerAuthFailure(reason: "AssertionSigningFailed")
             }
+            let left = ContinuousClock.now.duration(to: attemptEnds)
+            guard left > .zero else { throw .timedOut }
             let request = PushHTTPRequest(
                 path: path, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")],
                 body: Array(body))
-            let response: PushHTTPResponse
-            do throws(ConnectionFailure) {
-                response = try await messages.send(request, timeout: timeout)
-            } catch {
-                return .transient(reason: error.reason, retryAfter: nil)
-            }
+            let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = FCMAnswer(
                 status: response.status, retryAfter: response.header("retry-after"), body: response.body,

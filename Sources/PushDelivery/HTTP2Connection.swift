@@ -11,39 +11,47 @@ final class HTTP2Connection: Sendable {
     let endpoint: PushEndpoint
     private let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let health: NIOLoopBound<ConnectionHealthHandler>
     private let state: NIOLockedValueBox<ConnectionState>
 
     private init(
         endpoint: PushEndpoint, channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-        state: NIOLockedValueBox<ConnectionState>
+        health: NIOLoopBound<ConnectionHealthHandler>, state: NIOLockedValueBox<ConnectionState>
     ) {
         self.endpoint = endpoint
         self.channel = channel
         self.multiplexer = multiplexer
+        self.health = health
         self.state = state
     }
 
     /// Connects, completes the TLS handshake (certificate verified, ALPN `h2`) and the HTTP/2
-    /// preface exchange (the server's SETTINGS received), all within `timeout`.
+    /// preface exchange (the server's SETTINGS received), all within `timeout`. Its health is
+    /// watched by `ConnectionHealth` with `pingInterval` and `pingTimeout`.
     static func connect(
         to endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, timeout: Duration,
-        pingInterval: Duration
+        pingInterval: Duration, pingTimeout: Duration
     ) async throws(ConnectionFailure) -> HTTP2Connection {
         let state = NIOLockedValueBox(ConnectionState())
         let serverName = endpoint.host.isIPAddress ? nil : endpoint.host
         let channel: any Channel
         let multiplexer: NIOHTTP2Handler.StreamMultiplexer
         let ready: EventLoopFuture<Void>
+        let health: NIOLoopBound<ConnectionHealthHandler>
         do {
-            (channel, multiplexer, ready) = try await ClientBootstrap(group: group)
-                .connectTimeout(.nanoseconds(Int64(timeout / .nanoseconds(1))))
+            (channel, multiplexer, ready, health) = try await ClientBootstrap(group: group)
+                .connectTimeout(TimeAmount(timeout))
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: endpoint.host, port: endpoint.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let ready = channel.eventLoop.makePromise(of: Void.self)
                         let operations = channel.pipeline.syncOperations
-                        try operations.addHandler(
-                            IdleStateHandler(allTimeout: .nanoseconds(Int64(pingInterval / .nanoseconds(1)))))
+                        let health = ConnectionHealthHandler(
+                            health: ConnectionHealth(
+                                idleInterval: TimeAmount(pingInterval), answerTimeout: TimeAmount(pingTimeout),
+                                now: channel.eventLoop.now),
+                            state: state)
+                        try operations.addHandler(health)
                         try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                         try operations.addHandler(TLSHandshakeObserver(ready: ready))
                         try operations.addHandler(FlushCoalescer())
@@ -52,10 +60,13 @@ final class HTTP2Connection: Sendable {
                             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
                         ) { $0.eventLoop.makeSucceededVoidFuture() }
                         try operations.addHandler(ConnectionObserver(state: state, ready: ready))
-                        channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
+                        channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                             ready.fail(ConnectionFailure.connect("TLS or HTTP/2 setup timed out"))
                         }
-                        return (channel, multiplexer, ready.futureResult)
+                        return (
+                            channel, multiplexer, ready.futureResult,
+                            NIOLoopBound(health, eventLoop: channel.eventLoop)
+                        )
                     }
                 }
         } catch {
@@ -67,7 +78,8 @@ final class HTTP2Connection: Sendable {
             channel.close(promise: nil)
             throw (error as? ConnectionFailure) ?? .connect("\(error)")
         }
-        return HTTP2Connection(endpoint: endpoint, channel: channel, multiplexer: multiplexer, state: state)
+        return HTTP2Connection(
+            endpoint: endpoint, channel: channel, multiplexer: multiplexer, health: health, state: state)
     }
 
     /// Takes one of the connection's streams if it has one free (or, `evenIfFull`, if it is not
@@ -90,13 +102,19 @@ final class HTTP2Connection: Sendable {
     var openStreams: Int { state.withLockedValue { $0.openStreams } }
 
     /// Sends `request` on a stream reserved with `reserveStream()` and returns the answer, or
-    /// throws why there is none: the connection went away, or `timeout` passed (the stream is
-    /// then reset, so a late answer is never mistaken for a later request's).
-    func send(_ request: PushHTTPRequest, timeout: Duration) async throws(ConnectionFailure) -> PushHTTPResponse {
+    /// throws why there is none (see `ConnectionFailure`). When `timeout` passes, the stream is
+    /// reset (so a late answer is never mistaken for a later request's) and, if the request was
+    /// fully written, the connection is PINGed at once: `.lost` if it proves dead, so the request
+    /// may go again elsewhere, `.unanswered` if it is alive. The verdict is awaited only while
+    /// `pushDeadline` leaves room for another attempt; after it, the answer is `.unanswered`.
+    func send(_ request: PushHTTPRequest, timeout: Duration, pushDeadline: ContinuousClock.Instant)
+        async throws(ConnectionFailure) -> PushHTTPResponse
+    {
         defer { releaseStream() }
         let eventLoop = channel.eventLoop
         let promise = eventLoop.makePromise(of: PushHTTPResponse.self)
-        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
+        let written = NIOLockedValueBox(false)
+        let deadline = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             promise.fail(ConnectionFailure.timedOut)
         }
         let authority = endpoint.authority
@@ -119,19 +137,48 @@ final class HTTP2Connection: Sendable {
                 stream.write(HTTP2Frame.FramePayload.headers(.init(headers: headers)), promise: nil)
                 let body = HTTP2Frame.FramePayload.Data(
                     data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
-                stream.writeAndFlush(HTTP2Frame.FramePayload.data(body)).whenFailure { _ in
-                    promise.fail(ConnectionFailure.closed)
+                stream.writeAndFlush(HTTP2Frame.FramePayload.data(body)).whenComplete { result in
+                    switch result {
+                    case .success: written.withLockedValue { $0 = true }
+                    case .failure: promise.fail(ConnectionFailure.closed)
+                    }
                 }
             }
         }
+        let failure: ConnectionFailure
         do {
             let response = try await promise.futureResult.get()
             deadline.cancel()
             return response
         } catch {
             deadline.cancel()
-            throw (error as? ConnectionFailure) ?? .closed
+            failure = (error as? ConnectionFailure) ?? .lost
         }
+        guard written.withLockedValue({ $0 }) else {
+            throw failure == .timedOut ? .timedOut : .closed
+        }
+        switch failure {
+        case .timedOut:
+            let alive = probe()
+            guard ContinuousClock.now < pushDeadline else { throw .unanswered }
+            throw (try? await alive.get()) == false ? .lost : .unanswered
+        case .lost where channel.isActive && !isRetired:
+            // The server reset this one stream on a live connection: it may have acted on it.
+            throw .unanswered
+        default:
+            // Marked here too: the stream can learn of the close before the connection's handlers do.
+            if !channel.isActive { state.withLockedValue { $0.retired = true } }
+            throw failure
+        }
+    }
+
+    /// PINGs the connection now; the future says whether it answers within the health rule's
+    /// answer timeout.
+    private func probe() -> EventLoopFuture<Bool> {
+        let promise = channel.eventLoop.makePromise(of: Bool.self)
+        let health = self.health
+        channel.eventLoop.execute { health.value.probe(promise) }
+        return promise.futureResult
     }
 
     func close() {

@@ -4,8 +4,9 @@ import NIOSSL
 
 /// The connections to one push service endpoint for one provider and environment: a request
 /// takes a stream on an open connection, and a new connection is opened only when every open one
-/// is out of streams (up to `maximumConnections`). Retired connections (GOAWAY, closed) are
-/// dropped and their requests go to a fresh one.
+/// is out of streams (up to `maximumConnections`). Retired connections (GOAWAY, closed, found
+/// dead by `ConnectionHealth`) are dropped before every choice, so a request resent after its
+/// connection was lost goes to another one, opened if need be.
 actor HTTP2ConnectionPool {
     let endpoint: PushEndpoint
     private let tls: NIOSSLContext
@@ -13,6 +14,7 @@ actor HTTP2ConnectionPool {
     private let maximumConnections: Int
     private let connectTimeout: Duration
     private let pingInterval: Duration
+    private let pingTimeout: Duration
     private var isClosed = false
     private var connections: [HTTP2Connection] = []
     /// One connect at a time; the requests waiting for it, by id so each can stop at its deadline.
@@ -28,7 +30,7 @@ actor HTTP2ConnectionPool {
 
     init(
         endpoint: PushEndpoint, tls: NIOSSLContext, group: any EventLoopGroup, maximumConnections: Int,
-        connectTimeout: Duration, pingInterval: Duration
+        connectTimeout: Duration, pingInterval: Duration, pingTimeout: Duration
     ) {
         precondition(maximumConnections >= 1)
         self.endpoint = endpoint
@@ -37,12 +39,17 @@ actor HTTP2ConnectionPool {
         self.maximumConnections = maximumConnections
         self.connectTimeout = connectTimeout
         self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
     }
 
     /// Sends `request` on a pooled connection, all within `timeout` — connecting included, so a
     /// server that accepts but never completes TLS cannot hold a push past its deadline. Throws
     /// `ConnectionFailure` when there is no answer; the caller's retry rules decide what next.
-    func send(_ request: PushHTTPRequest, timeout: Duration) async throws(ConnectionFailure) -> PushHTTPResponse {
+    /// `pushDeadline`, the end of the whole push, bounds the wait to learn whether an unanswered
+    /// request's connection is dead (`HTTP2Connection.send`).
+    func send(_ request: PushHTTPRequest, timeout: Duration, pushDeadline: ContinuousClock.Instant? = nil)
+        async throws(ConnectionFailure) -> PushHTTPResponse
+    {
         let deadline = ContinuousClock.now + timeout
         let connection = try await leaseStream(before: deadline)
         let remaining = ContinuousClock.now.duration(to: deadline)
@@ -50,7 +57,7 @@ actor HTTP2ConnectionPool {
             connection.releaseStream()
             throw .timedOut
         }
-        return try await connection.send(request, timeout: remaining)
+        return try await connection.send(request, timeout: remaining, pushDeadline: pushDeadline ?? deadline)
     }
 
     /// A connection with a stream reserved for the caller. When every connection is busy and no
@@ -97,12 +104,14 @@ actor HTTP2ConnectionPool {
 
     private func startConnecting() {
         isConnecting = true
-        let (endpoint, tls, group, timeout, ping) = (endpoint, self.tls, self.group, connectTimeout, pingInterval)
+        let (endpoint, tls, group, timeout) = (endpoint, self.tls, self.group, connectTimeout)
+        let (pingInterval, pingTimeout) = (self.pingInterval, self.pingTimeout)
         Task {
             do throws(ConnectionFailure) {
                 self.connected(
                     try await HTTP2Connection.connect(
-                        to: endpoint, tls: tls, group: group, timeout: timeout, pingInterval: ping))
+                        to: endpoint, tls: tls, group: group, timeout: timeout, pingInterval: pingInterval,
+                        pingTimeout: pingTimeout))
             } catch {
                 self.connectFailed(error)
             }

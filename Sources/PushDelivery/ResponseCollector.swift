@@ -3,7 +3,9 @@ import NIOHPACK
 import NIOHTTP2
 
 /// Collects one stream's response from its HEADERS and DATA frames and completes `promise` with
-/// it; fails it with `.closed` when the stream ends first (reset, GOAWAY, connection lost).
+/// it. When the stream ends first it fails it with `.closed` if the server left the stream
+/// unprocessed (REFUSED_STREAM, or a GOAWAY below it), and with `.lost` otherwise (reset,
+/// connection lost); `HTTP2Connection.send` refines the latter.
 final class ResponseCollector: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
 
@@ -39,16 +41,19 @@ final class ResponseCollector: ChannelInboundHandler {
     /// channel could send a RST_STREAM, which servers count against a rate limit (NIO's allows
     /// 200 per 30 s, then answers GOAWAY ENHANCE_YOUR_CALM).
     private func finish() {
-        if let response { promise.succeed(response) } else { promise.fail(ConnectionFailure.closed) }
+        if let response { promise.succeed(response) } else { promise.fail(ConnectionFailure.lost) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(ConnectionFailure.closed)  // No-op when the answer already completed it.
+        promise.fail(ConnectionFailure.lost)  // No-op when the answer already completed it.
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(ConnectionFailure.closed)
+        // NIO closes the streams a GOAWAY left out with CANCEL (its documentation says
+        // REFUSED_STREAM, which a server may also send itself): either way, not processed.
+        let code = (error as? NIOHTTP2Errors.StreamClosed)?.errorCode
+        promise.fail(code == .refusedStream || code == .cancel ? ConnectionFailure.closed : ConnectionFailure.lost)
         context.close(promise: nil)
     }
 }

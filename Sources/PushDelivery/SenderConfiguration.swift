@@ -8,8 +8,11 @@ public struct SenderConfiguration: Sendable {
     /// Each attempt's own limit, shortened to what is left before the deadline.
     public var attemptTimeout: Duration
     public var retryPolicy: RetryPolicy
-    /// A connection silent this long is sent a PING, and closed if still silent as long again.
+    /// A connection without open streams that reads nothing this long is sent a PING.
     public var pingInterval: Duration
+    /// With streams open, reads that stop this long bring a PING (so does a stream timeout), and
+    /// a PING not answered within it retires the connection (`ConnectionHealth`).
+    public var pingTimeout: Duration
     /// Pushes one provider may have in flight (`PushBudget`); more wait, each until its deadline.
     public var concurrency: Int
     /// The fraction of `concurrency` background jobs' pushes (the bulk lane) may hold.
@@ -17,7 +20,8 @@ public struct SenderConfiguration: Sendable {
 
     public init(
         maximumConnections: Int = 4, connectTimeout: Duration = .seconds(5), attemptTimeout: Duration = .seconds(10),
-        retryPolicy: RetryPolicy = RetryPolicy(), pingInterval: Duration = .seconds(60), concurrency: Int = 256,
+        retryPolicy: RetryPolicy = RetryPolicy(), pingInterval: Duration = .seconds(60),
+        pingTimeout: Duration = .seconds(1), concurrency: Int = 256,
         bulkShare: Double = 0.5
     ) {
         self.maximumConnections = maximumConnections
@@ -25,6 +29,7 @@ public struct SenderConfiguration: Sendable {
         self.attemptTimeout = attemptTimeout
         self.retryPolicy = retryPolicy
         self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
         self.concurrency = concurrency
         self.bulkShare = bulkShare
     }

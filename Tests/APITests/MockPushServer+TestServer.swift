@@ -22,7 +22,8 @@ func withMockPushServer(
     options.pushCAFile = mock.certificates.caFile
     options.sender = SenderConfiguration(
         maximumConnections: 2, connectTimeout: .seconds(5), attemptTimeout: .seconds(5),
-        retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 3))
+        retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 3),
+        pingTimeout: options.sender.pingTimeout)
     do {
         try configure(&options)
         try await withTestServer(options) { server in

@@ -17,7 +17,8 @@ import Testing
     static let payload = Array(#"{"aps":{},"call_id":"c1"}"#.utf8)
     static let fast = SenderConfiguration(
         maximumConnections: 2, connectTimeout: .seconds(5), attemptTimeout: .seconds(5),
-        retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4))
+        retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4),
+        pingTimeout: .seconds(5))  // See `TestServer.Options.sender`; `DeadConnectionTests` tests the 1 s.
 
     struct Setup {
         let fixture: MockPushFixture
@@ -346,6 +347,32 @@ import Testing
         }
     }
 
+    /// The mock knows which tokens are PushKit tokens and answers a push of the wrong kind as
+    /// Apple does, so a sender that mixes them up is seen in tests.
+    @Test func aPushOfTheWrongKindIsDeviceTokenNotForTopic() async throws {
+        try await withSender { setup in
+            let voipToken = String(repeating: "0a", count: 32)
+            let alertToken = String(repeating: "0b", count: 32)
+            setup.fixture.server.registerToken(voipToken, type: .voip)
+            setup.fixture.server.registerToken(alertToken, type: .apns)
+            let alert = try APNsSendOptions(pushType: .alert)
+            for (token, options) in [(voipToken, alert), (alertToken, try Self.voip())] {
+                let result = await setup.sender.send(
+                    Self.payload, to: token, environment: .production, options: options, deadline: Self.deadline())
+                guard case .tokenInvalid(let verdict) = result.status else {
+                    Issue.record("not a token verdict: \(result)")
+                    continue
+                }
+                #expect(verdict.reason == "DeviceTokenNotForTopic")
+            }
+            for (token, options) in [(voipToken, try Self.voip()), (alertToken, alert), (Self.token, alert)] {
+                let result = await setup.sender.send(
+                    Self.payload, to: token, environment: .production, options: options, deadline: Self.deadline())
+                #expect(result.status.isSent)
+            }
+        }
+    }
+
     @Test(arguments: [MockReply.ConnectionAction.goaway, .drop])
     func aGoawayOrDroppedConnectionFinishesOnANewConnection(action: MockReply.ConnectionAction) async throws {
         try await withSender { setup in
@@ -360,6 +387,8 @@ import Testing
             }
             #expect(setup.fixture.server.statistics.connections == 2)
             #expect(Set(setup.fixture.server.recordedRequests.map(\.connection)) == [1, 2])
+            // A GOAWAY says the request was not processed; a dropped connection cannot say.
+            #expect(result.maybeDelivered == (action == .drop))
         }
     }
 

@@ -44,30 +44,4 @@ import Testing
         #expect(setup.state.withLockedValue { $0.retired })
         #expect(!setup.state.withLockedValue { $0.canTakeStream })
     }
-
-    @Test func anIdleConnectionIsPingedAndClosedWhenThePingGoesUnanswered() throws {
-        let setup = try setUp()
-        setup.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
-        let ping = try #require(try setup.channel.readOutbound(as: HTTP2Frame.self))
-        guard case .ping(_, ack: false) = ping.payload else {
-            Issue.record("not a PING: \(ping)")
-            return
-        }
-        #expect(setup.channel.isActive)
-        setup.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
-        #expect(!setup.channel.isActive)
-        #expect(setup.state.withLockedValue { $0.retired })
-    }
-
-    @Test func anAnsweredPingKeepsTheConnection() throws {
-        let setup = try setUp()
-        setup.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
-        _ = try setup.channel.readOutbound(as: HTTP2Frame.self)
-        try setup.channel.writeInbound(
-            HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: true)))
-        setup.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
-        #expect(setup.channel.isActive)
-        #expect(try setup.channel.readOutbound(as: HTTP2Frame.self) != nil)  // The next health check.
-        #expect(!setup.state.withLockedValue { $0.retired })
-    }
 }

@@ -132,6 +132,23 @@ import Testing
         }
     }
 
+    /// A ring retried after `503` with `Retry-After: 1` carries what is left of its 30 s, not
+    /// the 30 s it started with: it never rings later than the first attempt would have.
+    @Test func aRetriedMessageCarriesWhatIsLeftOfItsTTL() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .fcm, status: 503, reason: "UNAVAILABLE", retryAfter: 1))
+            let result = await setup.sender.send(Self.message, to: "t", deadline: Self.deadline(.seconds(60)))
+            #expect(result.attempts == 2)
+            let ttls = try setup.fixture.server.recordedRequests.filter { $0.endpoint == .fcm }.map { request in
+                let message = try JSONParser.parse(request.body).objectValue?["message"]?.objectValue
+                return try #require(message?["android"]?.objectValue?["ttl"]?.stringValue.flatMap(FCMTTL.parse))
+            }
+            #expect(ttls.count == 2)
+            #expect(ttls[0] <= .seconds(30) && ttls[0] > .seconds(29))
+            #expect(ttls[1] <= .seconds(29) && ttls[1] > .zero)
+        }
+    }
+
     /// A key Google does not know for the account: the token exchange says invalid_grant, which
     /// is an auth failure, and no message is sent.
     @Test func anAccountGoogleRefusesIsAnAuthFailure() async throws {

@@ -34,7 +34,9 @@ public final class TestServer: Sendable {
         public var sealer: SecretSealer? = TestServer.sealer
         /// `PUSH_CA_FILE`: the mock push server's test CA.
         public var pushCAFile: String? = nil
-        public var sender = SenderConfiguration()
+        /// A PING may wait 5 s, not 1: under a loaded test run the in-process mock can take
+        /// seconds to answer, and a live connection must not be taken for dead.
+        public var sender = SenderConfiguration(pingTimeout: .seconds(5))
         /// Whether the server works off push jobs (off by default: other suites need no poller).
         public var pushJobWorkers = false
         public init() {}
