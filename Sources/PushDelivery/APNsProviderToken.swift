@@ -39,10 +39,21 @@ actor APNsProviderToken {
         self.now = now
     }
 
+    /// The token to send with. From the renewal age on, the current token keeps serving while
+    /// the renewal (which may wait on the store's lock and the database) runs in the background;
+    /// only a process with no token, or one too old to trust, waits for it.
     func token() async throws -> String {
-        if let refreshing { return try await refreshing.value.jwt }
         if let current, Renewal.isFresh(current, now: now()) { return current.jwt }
-        return try await refresh(.due).jwt
+        if let current, Renewal.isServable(current, now: now()) {
+            if refreshing == nil { startRefresh(.due) }
+            return current.jwt
+        }
+        return try await (refreshing ?? startRefresh(.due)).value.jwt
+    }
+
+    /// Returns once no renewal is running (for tests and orderly shutdown).
+    func renewalFinished() async {
+        _ = try? await refreshing?.value
     }
 
     /// APNs said `jwt` has expired: it is replaced, unless it is no longer the current token
@@ -64,10 +75,18 @@ actor APNsProviderToken {
     }
 
     private func refresh(_ cause: Renewal.Cause) async throws -> APNsSignedToken {
-        let task = Task { try await self.obtain(cause) }
+        try await startRefresh(cause).value
+    }
+
+    /// One renewal at a time, awaited by whoever needs it and by nobody when it runs ahead.
+    @discardableResult
+    private func startRefresh(_ cause: Renewal.Cause) -> Task<APNsSignedToken, any Error> {
+        let task = Task {
+            defer { refreshing = nil }
+            return try await obtain(cause)
+        }
         refreshing = task
-        defer { refreshing = nil }
-        return try await task.value
+        return task
     }
 
     private func obtain(_ cause: Renewal.Cause) async throws -> APNsSignedToken {

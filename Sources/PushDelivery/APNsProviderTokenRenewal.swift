@@ -31,4 +31,12 @@ enum APNsProviderTokenRenewal {
     static func isFresh(_ token: APNsSignedToken, now: Date) -> Bool {
         now.timeIntervalSince(token.issuedAt) < renewalAge
     }
+
+    /// Past the renewal age but safely inside Apple's hour (five minutes spare for clock skew):
+    /// still sent with while its renewal runs.
+    static func isServable(_ token: APNsSignedToken, now: Date) -> Bool {
+        now.timeIntervalSince(token.issuedAt) < servingAge
+    }
+
+    static let servingAge: TimeInterval = 55 * 60
 }

@@ -4,11 +4,19 @@ import RegistryCore
 import RegistryCrypto
 
 /// The OAuth 2.0 access token for one service account (RFC 7523: an RS256 assertion exchanged at
-/// the account's `token_uri`), cached until five minutes before it expires and refreshed
-/// single-flight: however many pushes need a new token at once, one exchange happens.
+/// the account's `token_uri`), cached and refreshed single-flight: however many pushes need a
+/// new token at once, one exchange happens. From five minutes before it expires the token keeps
+/// serving while the exchange runs in the background, so neither a slow nor a failing token
+/// endpoint holds or fails a push the current token can still send; only a sender without a
+/// usable token waits for the exchange.
 actor FCMAccessToken {
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     static let refreshMargin: TimeInterval = 5 * 60
+    /// Closer to its expiry than this, a token is not sent with: it could expire in flight.
+    static let minimumLife: TimeInterval = 60
+    /// A background exchange's own limit, and the pause after one fails before the next.
+    static let backgroundTimeout: Duration = .seconds(30)
+    static let retryInterval: TimeInterval = 30
     static let assertionLifetime = 3600
 
     private struct Assertion: Encodable {
@@ -24,6 +32,7 @@ actor FCMAccessToken {
     private let now: @Sendable () -> Date
     private var current: (token: String, expiresAt: Date)?
     private var refreshing: Task<String, any Error>?
+    private var lastFailure: Date?
     /// Exchanges made so far, for tests and metrics.
     private(set) var exchanges = 0
 
@@ -36,12 +45,36 @@ actor FCMAccessToken {
     /// A valid access token, or `OutcomeError` with why there is none: `providerAuthFailure` when
     /// Google refuses the account, `transient` when the exchange may work later.
     func token(timeout: Duration) async throws -> String {
-        if let current, current.expiresAt.timeIntervalSince(now()) > Self.refreshMargin { return current.token }
-        if let refreshing { return try await refreshing.value }
-        let exchange = Task { try await self.exchange(timeout: timeout) }
-        refreshing = exchange
-        defer { refreshing = nil }
-        return try await exchange.value
+        if let current {
+            let left = current.expiresAt.timeIntervalSince(now())
+            if left > Self.refreshMargin { return current.token }
+            if left > Self.minimumLife {
+                let pausing = lastFailure.map { now().timeIntervalSince($0) < Self.retryInterval } ?? false
+                if refreshing == nil, !pausing { startExchange(timeout: Self.backgroundTimeout) }
+                return current.token
+            }
+        }
+        return try await (refreshing ?? startExchange(timeout: timeout)).value
+    }
+
+    /// Returns once no exchange is running (for tests).
+    func exchangeFinished() async {
+        _ = try? await refreshing?.value
+    }
+
+    @discardableResult
+    private func startExchange(timeout: Duration) -> Task<String, any Error> {
+        let task = Task {
+            defer { refreshing = nil }
+            do {
+                return try await exchange(timeout: timeout)
+            } catch {
+                lastFailure = now()
+                throw error
+            }
+        }
+        refreshing = task
+        return task
     }
 
     /// FCM refused `token` (401): the next `token()` exchanges again.

@@ -27,9 +27,31 @@ import Testing
         clock.advance(minutes: 49)
         #expect(try await cache.token() == first)
         clock.advance(minutes: 2)
+        // Past the renewal age the token still serves while its renewal runs.
+        #expect(try await cache.token() == first)
+        await cache.renewalFinished()
         let renewed = try await cache.token()
         #expect(renewed != first)
         #expect(await cache.signings == 2)
+        clock.advance(minutes: 56)
+        // Too old to trust: the push waits for the renewal.
+        #expect(try await cache.token() != renewed)
+    }
+
+    /// A renewal that waits on the store (the database) holds no push while the current token
+    /// is still good.
+    @Test func aRenewalWaitingOnTheStoreHoldsNoPush() async throws {
+        let clock = TestClock()
+        let store = SharedProviderTokenTests.GatedStore()
+        let cache = APNsProviderToken(credentials: try Self.credentials(), store: store, now: clock.now)
+        let first = try await cache.token()
+        store.close()
+        clock.advance(minutes: 52)
+        #expect(try await cache.token() == first)
+        #expect(try await cache.token() == first)
+        store.open()
+        await cache.renewalFinished()
+        #expect(try await cache.token() != first)
     }
 
     @Test func anExpiredAnswerRenewsOnlyTheTokenItWasAbout() async throws {
@@ -54,8 +76,8 @@ import Testing
         #expect(jws.isSigned(by: try credentials.key.verifyingKey()))
     }
 
-    /// Refreshed five minutes before it expires, not after: a push never waits for an expired
-    /// token to be refused first.
+    /// Refreshed five minutes before it expires, not after, and in the background: a push
+    /// never waits for an expired token to be refused first, nor for the exchange.
     @Test func theAccessTokenIsRefreshedBeforeItExpires() async throws {
         let fixture = try await MockPushFixture.start()
         let account = try FCMServiceAccount(json: JSONParser.parse(fixture.serviceAccountJSON()))
@@ -63,7 +85,7 @@ import Testing
             endpoint: account.tokenEndpoint,
             tls: try PushTLS.makeContext(additionalCAFile: fixture.certificates.caFile),
             group: MultiThreadedEventLoopGroup.singleton, maximumConnections: 1, connectTimeout: .seconds(5),
-            pingInterval: .seconds(60))
+            pingInterval: .seconds(60), pingTimeout: .seconds(1))
         // The mock checks assertions against the real clock: start 56 minutes back, so every
         // assertion the test clock signs is still in the past for the mock.
         let clock = TestClock()
@@ -73,6 +95,9 @@ import Testing
         clock.advance(minutes: 54)
         #expect(try await cache.token(timeout: .seconds(5)) == first)
         clock.advance(minutes: 1.5)
+        // Inside the last five minutes the token still serves while the exchange runs.
+        #expect(try await cache.token(timeout: .seconds(5)) == first)
+        await cache.exchangeFinished()
         #expect(try await cache.token(timeout: .seconds(5)) != first)
         #expect(await cache.exchanges == 2)
         await pool.close()

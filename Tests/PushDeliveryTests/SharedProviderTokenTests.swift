@@ -30,6 +30,42 @@ import Testing
         }
     }
 
+    /// A store whose updates wait while it is closed, as a database behind a held lock does.
+    final class GatedStore: APNsProviderTokenStore {
+        private let inner = DictionaryStore()
+        private let gate = NIOLockedValueBox((isOpen: true, waiting: [CheckedContinuation<Void, Never>]()))
+
+        func open() {
+            let waiting = gate.withLockedValue { gate in
+                gate.isOpen = true
+                defer { gate.waiting.removeAll() }
+                return gate.waiting
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+
+        func close() {
+            gate.withLockedValue { $0.isOpen = false }
+        }
+
+        func current(_ key: APNsProviderTokenKey) async throws -> APNsSignedToken? {
+            try await inner.current(key)
+        }
+
+        func update(
+            _ key: APNsProviderTokenKey, _ decide: @escaping @Sendable (APNsSignedToken?) throws -> APNsSignedToken
+        ) async throws -> APNsSignedToken {
+            await withCheckedContinuation { continuation in
+                let isOpen = gate.withLockedValue { gate in
+                    if !gate.isOpen { gate.waiting.append(continuation) }
+                    return gate.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+            return try await inner.update(key, decide)
+        }
+    }
+
     struct UnreachableStore: APNsProviderTokenStore {
         struct Unreachable: Error {}
         func current(_ key: APNsProviderTokenKey) async throws -> APNsSignedToken? { throw Unreachable() }
@@ -85,6 +121,10 @@ import Testing
         clock.advance(minutes: 49)
         for instance in instances { #expect(try await instance.token() == first) }
         clock.advance(minutes: 2)
+        for instance in instances {
+            #expect(try await instance.token() == first)  // Serves while the renewal runs.
+            await instance.renewalFinished()
+        }
         var renewed = Set<String>()
         for instance in instances { renewed.insert(try await instance.token()) }
         #expect(renewed.count == 1 && !renewed.contains(first))
