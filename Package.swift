@@ -79,6 +79,7 @@ let package = Package(
             name: "PushDelivery",
             dependencies: [
                 "RegistryCore", "RegistryCrypto", "PushRules",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import DequeModule
 import NIOConcurrencyHelpers
 
 /// How many pushes one provider may have in flight at once, so a provider whose endpoint hangs
@@ -9,6 +10,9 @@ import NIOConcurrencyHelpers
 /// `bulk` (background fan-out jobs) at most `bulkLimit` slots, and a bulk push starts only while
 /// no interactive push is waiting, so a big job never makes a ring queue behind it for more
 /// than the pushes already in flight.
+///
+/// The queue is bounded (`maximumWaiting`): past it a push is refused at once, as it would be at
+/// its deadline, rather than piling up memory behind a provider that has stopped answering.
 public final class PushBudget: Sendable {
     public enum Lane: Sendable {
         case interactive
@@ -16,33 +20,73 @@ public final class PushBudget: Sendable {
     }
 
     private struct Waiter {
-        let id: UInt64
+        let lane: Lane
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<Bool, Never>
     }
 
+    /// Waiters live in `waiters`, their ids queue per lane. One that leaves early (deadline,
+    /// cancellation) is removed from `waiters` only, in O(1); its id is skipped when the queue
+    /// reaches it, and a queue holding more stale ids than live ones is compacted.
     private struct State {
         var inFlight = 0
         var bulkInFlight = 0
-        var interactive: [Waiter] = []
-        var bulk: [Waiter] = []
+        var waiters: [UInt64: Waiter] = [:]
+        var interactive = Deque<UInt64>()
+        var bulk = Deque<UInt64>()
+        var interactiveWaiting = 0
+        var bulkWaiting = 0
         var nextID: UInt64 = 0
+
+        mutating func enqueue(_ id: UInt64, _ waiter: Waiter) {
+            waiters[id] = waiter
+            switch waiter.lane {
+            case .interactive:
+                interactiveWaiting += 1
+                interactive.append(id)
+                if interactive.count > 2 * interactiveWaiting + 64 { interactive.removeAll { waiters[$0] == nil } }
+            case .bulk:
+                bulkWaiting += 1
+                bulk.append(id)
+                if bulk.count > 2 * bulkWaiting + 64 { bulk.removeAll { waiters[$0] == nil } }
+            }
+        }
+
+        mutating func remove(_ id: UInt64) -> Waiter? {
+            guard let waiter = waiters.removeValue(forKey: id) else { return nil }
+            switch waiter.lane {
+            case .interactive: interactiveWaiting -= 1
+            case .bulk: bulkWaiting -= 1
+            }
+            return waiter
+        }
+
+        /// The longest-waiting live waiter of `lane`.
+        mutating func next(_ lane: Lane) -> Waiter? {
+            while let id = lane == .interactive ? interactive.popFirst() : bulk.popFirst() {
+                if let waiter = remove(id) { return waiter }
+            }
+            return nil
+        }
     }
 
-    /// Slots in all, and how many of them bulk pushes may hold.
+    /// Slots in all, how many of them bulk pushes may hold, and how many pushes may wait.
     public let limit: Int
     public let bulkLimit: Int
+    public let maximumWaiting: Int
     private let state = NIOLockedValueBox(State())
 
-    /// `bulkShare` is the fraction of `limit` bulk pushes may hold (at least one slot).
-    public init(limit: Int, bulkShare: Double) {
+    /// `bulkShare` is the fraction of `limit` bulk pushes may hold (at least one slot);
+    /// `maximumWaiting` defaults to 64 times `limit`.
+    public init(limit: Int, bulkShare: Double, maximumWaiting: Int? = nil) {
         precondition(limit >= 1 && (0...1).contains(bulkShare))
         self.limit = limit
         bulkLimit = max(1, Int((Double(limit) * bulkShare).rounded(.down)))
+        self.maximumWaiting = maximumWaiting ?? limit * 64
     }
 
     /// Runs `body` holding a slot of `lane`; nil, without running it, when no slot came before
-    /// `deadline` or the task was cancelled while waiting. A free slot is taken at once, even
+    /// `deadline`, the task was cancelled while waiting, or the queue was full. A free slot is taken at once, even
     /// past the deadline: `body` judges its own deadline, so only the wait is blamed on the budget.
     public func withSlot<T>(
         _ lane: Lane, before deadline: ContinuousClock.Instant, _ body: () async throws -> T
@@ -54,7 +98,7 @@ public final class PushBudget: Sendable {
 
     /// Pushes holding a slot, and pushes waiting for one.
     public var inFlight: Int { state.withLockedValue { $0.inFlight } }
-    public var waiting: Int { state.withLockedValue { $0.interactive.count + $0.bulk.count } }
+    public var waiting: Int { state.withLockedValue { $0.waiters.count } }
 
     func acquire(_ lane: Lane, before deadline: ContinuousClock.Instant) async -> Bool {
         let id: UInt64? = state.withLockedValue { state in
@@ -82,9 +126,9 @@ public final class PushBudget: Sendable {
                     }
                     // Checked under the lock, so a timer or cancellation that already looked for
                     // this waiter is never missed: it would stay queued.
-                    guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-                    let waiter = Waiter(id: id, deadline: deadline, continuation: continuation)
-                    if lane == .interactive { state.interactive.append(waiter) } else { state.bulk.append(waiter) }
+                    guard ContinuousClock.now < deadline, !Task.isCancelled, state.waiters.count < maximumWaiting
+                    else { return false }
+                    state.enqueue(id, Waiter(lane: lane, deadline: deadline, continuation: continuation))
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }
@@ -103,11 +147,10 @@ public final class PushBudget: Sendable {
             var overdue: [Waiter] = []
             while state.inFlight < limit {
                 let next: Waiter
-                let nextLane: Lane
-                if !state.interactive.isEmpty {
-                    (next, nextLane) = (state.interactive.removeFirst(), .interactive)
-                } else if !state.bulk.isEmpty, state.bulkInFlight < bulkLimit {
-                    (next, nextLane) = (state.bulk.removeFirst(), .bulk)
+                if let interactive = state.next(.interactive) {
+                    next = interactive
+                } else if state.bulkInFlight < bulkLimit, let bulk = state.next(.bulk) {
+                    next = bulk
                 } else {
                     break
                 }
@@ -117,7 +160,7 @@ public final class PushBudget: Sendable {
                     overdue.append(next)
                     continue
                 }
-                start(nextLane, &state)
+                start(next.lane, &state)
                 started.append(next)
             }
             return (started, overdue)
@@ -129,20 +172,13 @@ public final class PushBudget: Sendable {
     /// A waiter whose deadline passed or whose task was cancelled leaves the queue; one already
     /// given a slot (or not yet queued) is not found and keeps it.
     private func stopWaiting(_ id: UInt64) {
-        let waiter: Waiter? = state.withLockedValue { state in
-            if let index = state.interactive.firstIndex(where: { $0.id == id }) {
-                return state.interactive.remove(at: index)
-            }
-            if let index = state.bulk.firstIndex(where: { $0.id == id }) { return state.bulk.remove(at: index) }
-            return nil
-        }
-        waiter?.continuation.resume(returning: false)
+        state.withLockedValue { $0.remove(id) }?.continuation.resume(returning: false)
     }
 
     /// FIFO within a lane, and bulk only while no interactive push waits.
     private func canStart(_ lane: Lane, _ state: State) -> Bool {
-        guard state.inFlight < limit, state.interactive.isEmpty else { return false }
-        return lane == .interactive || (state.bulk.isEmpty && state.bulkInFlight < bulkLimit)
+        guard state.inFlight < limit, state.interactiveWaiting == 0 else { return false }
+        return lane == .interactive || (state.bulkWaiting == 0 && state.bulkInFlight < bulkLimit)
     }
 
     private func start(_ lane: Lane, _ state: inout State) {

@@ -90,4 +90,21 @@ import Testing
         #expect(await waiter.value == false)
         #expect(budget.waiting == 0 && budget.inFlight == 1)
     }
+
+    /// A full queue refuses at once; a waiter that left mid-queue is skipped, and the next one
+    /// behind it gets the slot.
+    @Test func theQueueIsBoundedAndSkipsWaitersThatLeft() async {
+        let budget = PushBudget(limit: 1, bulkShare: 0.5, maximumWaiting: 2)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        let leaving = Task { await budget.acquire(.interactive, before: Self.later()) }
+        await Self.untilWaiting(budget, 1)
+        async let staying = budget.acquire(.interactive, before: Self.later())
+        await Self.untilWaiting(budget, 2)
+        #expect(await budget.acquire(.interactive, before: Self.later()) == false)
+        leaving.cancel()
+        #expect(await leaving.value == false)
+        budget.release(.interactive)
+        #expect(await staying)
+        #expect(budget.waiting == 0 && budget.inFlight == 1)
+    }
 }
