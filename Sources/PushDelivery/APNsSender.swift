@@ -14,6 +14,7 @@ public final class APNsSender: Sendable {
     private let production: HTTP2ConnectionPool
     private let sandbox: HTTP2ConnectionPool
     private let loop: AttemptLoop
+    private let attemptTimeout: Duration
 
     public init(
         credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
@@ -31,6 +32,7 @@ public final class APNsSender: Sendable {
         }
         self.production = pool(production)
         self.sandbox = pool(sandbox)
+        attemptTimeout = configuration.attemptTimeout
         loop = AttemptLoop(
             policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
             budget: budget ?? configuration.makeBudget())
@@ -102,8 +104,11 @@ public final class APNsSender: Sendable {
         }
     }
 
-    public func shutdown() async {
-        await production.close()
-        await sandbox.close()
+    /// Takes no more pushes and closes the connections once the pushes in flight have finished,
+    /// waiting at most `grace` (by default one attempt's timeout, which bounds them anyway).
+    public func shutdown(grace: Duration? = nil) async {
+        async let first: Void = production.close(grace: grace ?? attemptTimeout)
+        async let second: Void = sandbox.close(grace: grace ?? attemptTimeout)
+        _ = await (first, second)
     }
 }

@@ -13,6 +13,7 @@ public final class FCMSender: Sendable {
     private let messages: HTTP2ConnectionPool
     private let oauth: HTTP2ConnectionPool
     private let loop: AttemptLoop
+    private let attemptTimeout: Duration
 
     public init(
         account: FCMServiceAccount, endpoint: PushEndpoint = .fcm, tls: NIOSSLContext,
@@ -29,6 +30,7 @@ public final class FCMSender: Sendable {
             connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout)
         accessToken = FCMAccessToken(account: account, pool: oauth)
+        attemptTimeout = configuration.attemptTimeout
         loop = AttemptLoop(
             policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
             budget: budget ?? configuration.makeBudget())
@@ -106,8 +108,11 @@ public final class FCMSender: Sendable {
         }
     }
 
-    public func shutdown() async {
-        await messages.close()
-        await oauth.close()
+    /// Takes no more pushes and closes the connections once the pushes in flight have finished,
+    /// waiting at most `grace` (by default one attempt's timeout, which bounds them anyway).
+    public func shutdown(grace: Duration? = nil) async {
+        async let first: Void = messages.close(grace: grace ?? attemptTimeout)
+        async let second: Void = oauth.close(grace: grace ?? attemptTimeout)
+        _ = await (first, second)
     }
 }

@@ -94,7 +94,28 @@ final class HTTP2Connection: Sendable {
 
     /// Gives back a stream reserved but not used.
     func releaseStream() {
-        state.withLockedValue { $0.openStreams -= 1 }
+        let drained: [EventLoopPromise<Void>] = state.withLockedValue { state in
+            state.openStreams -= 1
+            guard state.openStreams == 0 else { return [] }
+            defer { state.drained.removeAll() }
+            return state.drained
+        }
+        for promise in drained { promise.succeed() }
+    }
+
+    /// Returns when no stream is open any more, or at `deadline`.
+    func drained(before deadline: ContinuousClock.Instant) async {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        let idle = state.withLockedValue { state in
+            if state.openStreams > 0 { state.drained.append(promise) }
+            return state.openStreams == 0
+        }
+        guard !idle else { return promise.succeed() }  // A promise left incomplete is a leak to NIO.
+        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(ContinuousClock.now.duration(to: deadline))) {
+            promise.succeed()
+        }
+        try? await promise.futureResult.get()
+        timer.cancel()
     }
 
     var isRetired: Bool { state.withLockedValue { $0.retired } }

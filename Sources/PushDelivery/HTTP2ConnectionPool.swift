@@ -144,9 +144,13 @@ actor HTTP2ConnectionPool {
         for waiter in waiting.values { waiter.resume(with: result.mapError { $0 }) }
     }
 
-    func close() {
+    /// Takes no more requests; the streams in flight finish (or `grace` passes) before the
+    /// connections close, so a sender replaced by a key rotation does not cut its pushes.
+    func close(grace: Duration = .zero) async {
         isClosed = true
         resumeWaiters(with: .failure(.closed))
+        let deadline = ContinuousClock.now + grace
+        for connection in connections { await connection.drained(before: deadline) }
         for connection in connections { connection.close() }
         connections.removeAll()
     }

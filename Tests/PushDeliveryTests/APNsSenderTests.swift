@@ -149,6 +149,27 @@ import Testing
         }
     }
 
+    /// A sender replaced by a key rotation is shut down with pushes in flight: they finish on
+    /// their connections, and only then do the connections close.
+    @Test func shutdownLetsThePushesInFlightFinish() async throws {
+        try await withSender { setup in
+            setup.fixture.server.script(MockReply(service: .apns, delayMilliseconds: 500))
+            let options = try Self.voip()
+            let inFlight = Task {
+                await setup.sender.send(
+                    Self.payload, to: Self.token, environment: .production, options: options,
+                    deadline: Self.deadline())
+            }
+            let limit = ContinuousClock.now + .seconds(10)
+            while setup.fixture.server.recordedRequests.isEmpty, ContinuousClock.now < limit { await Task.yield() }
+            await setup.sender.shutdown()
+            #expect(await inFlight.value.isSent)
+            let late = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: options, deadline: Self.deadline())
+            #expect(!late.isSent)
+        }
+    }
+
     @Test func sandboxAndProductionUseTheirOwnConnectionsEvenToOneEndpoint() async throws {
         try await withSender { setup in
             for environment in [APNsEnvironment.production, .sandbox, .production, .sandbox] {
