@@ -19,6 +19,8 @@ struct PushResultsJSONTests {
         let devices = try DeviceJSONTests.devices()
         var sent = PushResult(device: devices[0]).finished(.sent, reason: nil)
         sent.service_id = "0a1b2c3d-0000-4000-8000-000000000000"
+        sent.attempts = 2
+        sent.maybe_delivered = true
         var deleted = PushResult(device: devices[1]).finished(.tokenInvalid, reason: "Unregistered / \"gone\"\n")
         deleted.action = .deleted
         var ignored = PushResult(device: devices[0]).finished(.tokenInvalid, reason: "BadDeviceToken")

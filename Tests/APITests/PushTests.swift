@@ -55,6 +55,8 @@ struct PushTests {
             #expect(results[0]["device_id"] as? String == "phone")
             #expect(results[0]["token_hint"] as? String == String(Tokens.apns(1).suffix(8)))
             #expect((results[0]["service_id"] as? String)?.count == 36)
+            #expect(results[0]["attempts"] as? Int == 1)
+            #expect(results[0]["maybe_delivered"] as? Bool == false)
             #expect(
                 (results[1]["service_id"] as? String)?.hasPrefix("projects/\(setup.mock.projectID)/messages/") == true)
             #expect(setup.mock.server.recordedRequests.filter { $0.endpoint != .oauth }.count == 3)

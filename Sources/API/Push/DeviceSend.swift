@@ -54,6 +54,8 @@ struct DeviceSend {
     {
         let name = provider.provider.name
         var result = result
+        result.attempts = delivery.attempts
+        result.maybe_delivered = delivery.maybeDelivered
         switch delivery.status {
         case .sent(let serviceID):
             await senders.setHealthy(name)

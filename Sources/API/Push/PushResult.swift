@@ -21,6 +21,11 @@ struct PushResult: Codable {
     var service_id: String?
     var reason: String?
     var action: FeedbackAction?
+    /// Attempts made, and whether one reached the push service and went unanswered
+    /// (`DeliveryResult.maybeDelivered`): the device may have the push although the status
+    /// is not `sent`, or twice when it is.
+    var attempts = 0
+    var maybe_delivered = false
 
     init(device: Device) {
         provider = device.provider.value
@@ -46,6 +51,9 @@ struct PushResult: Codable {
         service_id = try container.decodeIfPresent(String.self, forKey: .service_id)
         reason = try container.decodeIfPresent(String.self, forKey: .reason)
         action = try container.decodeIfPresent(FeedbackAction.self, forKey: .action)
+        // Absent from results stored before they were recorded.
+        attempts = try container.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
+        maybe_delivered = try container.decodeIfPresent(Bool.self, forKey: .maybe_delivered) ?? false
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -59,9 +67,11 @@ struct PushResult: Codable {
         try container.encode(reason, forKey: .reason)
         // `ignored`: the device was gone by the time the verdict came; nothing was done.
         try container.encode(action.flatMap { $0 == .ignored ? nil : $0.rawValue }, forKey: .action)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(maybe_delivered, forKey: .maybe_delivered)
     }
     private enum CodingKeys: String, CodingKey {
-        case provider, type, device_id, token_hint, status, service_id, reason, action
+        case provider, type, device_id, token_hint, status, service_id, reason, action, attempts, maybe_delivered
     }
 }
 
@@ -88,8 +98,10 @@ extension PushResult {
     fileprivate func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"action":"#.utf8)
         JSONText.appendString(action.flatMap { $0 == .ignored ? nil : $0.rawValue }, to: &output)
+        output.append(contentsOf: #","attempts":\#(attempts)"#.utf8)
         output.append(contentsOf: #","device_id":"#.utf8)
         JSONText.appendString(device_id, to: &output)
+        output.append(contentsOf: #","maybe_delivered":\#(maybe_delivered)"#.utf8)
         output.append(contentsOf: #","provider":"#.utf8)
         JSONText.appendString(provider, to: &output)
         output.append(contentsOf: #","reason":"#.utf8)
