@@ -8,9 +8,9 @@ import NIOCore
 /// (`ReadIdleTimeout` + `PingTimeout`, which gorush and apns2 rely on), a PING goes out when
 /// reads stop, and a connection that reads nothing for `answerTimeout` after it is dead. Unlike
 /// an idle-only keepalive (APNSwift's, and ours before), reads that stop while streams are open
-/// are noticed after `answerTimeout`, not after the idle interval: a push service answers in
-/// milliseconds, so a second of silence under traffic is already suspicious, and a PING that
-/// comes back proves the connection is merely slow. Any byte read after the PING counts as the
+/// are noticed within a tick (a quarter of `answerTimeout`), not after the idle interval: a push
+/// service answers in milliseconds, so silence under traffic is already suspicious, a PING costs
+/// a few bytes, and one that comes back proves the connection is merely slow. Any byte read after the PING counts as the
 /// answer: TCP delivers in order, so the peer is still talking.
 ///
 /// A tick that comes much later than asked means this process stalled (CPU starved, paused), so
@@ -26,7 +26,7 @@ struct ConnectionHealth {
 
     /// Silence tolerated on a connection without open streams before a keepalive PING.
     let idleInterval: TimeAmount
-    /// Silence tolerated with streams open, and the wait for a PING's answer.
+    /// The wait for a PING's answer; a quarter of it is the silence tolerated with streams open.
     let answerTimeout: TimeAmount
     private var lastRead: NIODeadline
     private var lastTick: NIODeadline
@@ -70,7 +70,7 @@ struct ConnectionHealth {
             isDead = true
             return .retire
         }
-        let tolerated = openStreams > 0 ? answerTimeout : idleInterval
+        let tolerated = openStreams > 0 ? tickInterval : idleInterval
         guard now - lastRead >= tolerated else { return .none }
         pingSentAt = now
         return .ping

@@ -10,8 +10,8 @@ public struct SenderConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
     /// A connection without open streams that reads nothing this long is sent a PING.
     public var pingInterval: Duration
-    /// With streams open, reads that stop this long bring a PING (so does a stream timeout), and
-    /// a PING not answered within it retires the connection (`ConnectionHealth`).
+    /// A PING not answered within this retires the connection; with streams open, reads that
+    /// stop for a quarter of it bring a PING, and so does a stream timeout (`ConnectionHealth`).
     public var pingTimeout: Duration
     /// Pushes one provider may have in flight (`PushBudget`); more wait, each until its deadline.
     public var concurrency: Int

@@ -30,16 +30,16 @@ import Testing
         let action: ConnectionHealth.Action
     }
 
-    @Test func readsThatStopWhileStreamsAreOpenBringOnePingAfterOneAnswerTimeout() {
+    @Test func readsThatStopWhileStreamsAreOpenBringOnePingAtTheNextTick() {
         var ticker = Ticker()
-        #expect(ticker.run(until: 1750, openStreams: 3) == [Action(at: 1000, action: .ping)])
+        #expect(ticker.run(until: 1000, openStreams: 3) == [Action(at: 250, action: .ping)])
     }
 
     @Test func anUnansweredPingRetiresTheConnection() {
         var ticker = Ticker()
         #expect(
             ticker.run(until: 5000, openStreams: 1) == [
-                Action(at: 1000, action: .ping), Action(at: 2000, action: .retire),
+                Action(at: 250, action: .ping), Action(at: 1250, action: .retire),
             ])
         #expect(ticker.health.isDead)
         #expect(ticker.health.streamTimedOut(at: Ticker.at(5000)) == .none)
@@ -47,9 +47,9 @@ import Testing
 
     @Test func anyReadAfterThePingKeepsTheConnectionAndRestartsTheClock() {
         var ticker = Ticker()
-        #expect(ticker.run(until: 1000, openStreams: 1) == [Action(at: 1000, action: .ping)])
-        ticker.health.read(at: Ticker.at(1100))
-        #expect(ticker.run(until: 2500, openStreams: 1) == [Action(at: 2250, action: .ping)])
+        #expect(ticker.run(until: 250, openStreams: 1) == [Action(at: 250, action: .ping)])
+        ticker.health.read(at: Ticker.at(400))
+        #expect(ticker.run(until: 1500, openStreams: 1) == [Action(at: 750, action: .ping)])
         #expect(!ticker.health.isDead)
     }
 
@@ -74,7 +74,7 @@ import Testing
     /// again from then instead of the connection being retired at once.
     @Test func aStalledProcessDoesNotBlameTheConnection() {
         var ticker = Ticker()
-        #expect(ticker.run(until: 1000, openStreams: 1) == [Action(at: 1000, action: .ping)])
+        #expect(ticker.run(until: 250, openStreams: 1) == [Action(at: 250, action: .ping)])
         ticker.milliseconds = 3000
         #expect(ticker.health.tick(at: Ticker.at(3000), openStreams: 1) == .none)
         #expect(ticker.run(until: 4000, openStreams: 1) == [Action(at: 3750, action: .retire)])
