@@ -33,6 +33,9 @@ actor PushSenders {
     private let logger: Logger
     private var entries: [ProviderName: Entry] = [:]
     private var unhealthy: [ProviderName: String] = [:]
+    /// Providers whose stored credentials could not be read, by the version that failed: the
+    /// error is logged once per change of credentials, not on every push.
+    private var unreadable: [ProviderName: String] = [:]
     private var budgets: [ProviderName: PushBudget] = [:]
 
     init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, logger: Logger) {
@@ -49,7 +52,7 @@ actor PushSenders {
         ].joined(separator: " ")
         let name = stored.provider.name
         if let entry = entries[name], entry.version == version { return entry.sender }
-        let sender = try await build(stored)
+        let sender = try await build(stored, version: version)
         // Another request may have built one meanwhile: keep the first, so one connection pool serves both.
         if let entry = entries[name], entry.version == version {
             await Self.shutdown(sender)
@@ -70,7 +73,7 @@ actor PushSenders {
         return budget
     }
 
-    private func build(_ stored: StoredProvider) async throws(Unusable) -> Sender {
+    private func build(_ stored: StoredProvider, version: String) async throws(Unusable) -> Sender {
         let name = stored.provider.name
         let credentials: ProviderCredentials
         do {
@@ -81,10 +84,13 @@ actor PushSenders {
             throw .noCredentials
         } catch {
             // The reason names a missing master key id at most, never the secret.
-            logger.error(
-                "provider credentials cannot be read", metadata: ["provider": "\(name.value)", "error": "\(error)"])
+            if unreadable.updateValue(version, forKey: name) != version {
+                logger.error(
+                    "provider credentials cannot be read", metadata: ["provider": "\(name.value)", "error": "\(error)"])
+            }
             throw .credentialsUnreadable
         }
+        unreadable[name] = nil
         let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
         switch credentials {
         case .apns(let apns):
