@@ -23,7 +23,11 @@ import Testing
         let sender: APNsSender
     }
 
-    func withSender(_ body: (Setup) async throws -> Void) async throws {
+    /// `configuration` defaults to `DeadConnectionTests.configuration`; the bench passes the
+    /// service's own.
+    static func withSender(
+        configuration: SenderConfiguration = configuration, _ body: (Setup) async throws -> Void
+    ) async throws {
         let fixture = try await MockPushFixture.start()
         let proxy = try await FaultProxy.start(forwardingTo: "127.0.0.1", port: fixture.server.port)
         let endpoint = try PushEndpoint("https://localhost:\(proxy.port)")
@@ -31,7 +35,7 @@ import Testing
             credentials: APNsCredentials(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.apnsKey),
             bundleID: "com.example.app", production: endpoint, sandbox: endpoint,
             tls: try PushTLS.makeContext(additionalCAFile: fixture.certificates.caFile),
-            configuration: Self.configuration)
+            configuration: configuration)
         defer { fixture.certificates.remove() }
         do {
             try await body(Setup(fixture: fixture, proxy: proxy, sender: sender))
@@ -57,7 +61,7 @@ import Testing
     /// next find it silent, PING it, get no answer within a second, and go out again on a new
     /// connection: all delivered within one attempt timeout plus a second, none lost.
     @Test func ringsAfterABlackholeGoOutOnANewConnectionInTime() async throws {
-        try await withSender { setup in
+        try await Self.withSender { setup in
             for _ in 0..<3 {
                 let result = try await ring(setup)
                 #expect(result.isSent)
@@ -78,7 +82,7 @@ import Testing
     /// The service reads a ring and the connection dies before it answers: it may have rung,
     /// so the ring goes once more, on another connection, and the result says both.
     @Test func aRingWhoseAnswerIsLostGoesOnceMoreOnAnotherConnection() async throws {
-        try await withSender { setup in
+        try await Self.withSender { setup in
             setup.fixture.server.script(MockReply(service: .apns, connection: .drop))
             let result = try await ring(setup)
             #expect(result.status.isSent)
@@ -90,7 +94,7 @@ import Testing
 
     /// However many connections die under it, a ring reaches the service at most twice.
     @Test func aRingReachesTheServiceAtMostTwice() async throws {
-        try await withSender { setup in
+        try await Self.withSender { setup in
             setup.fixture.server.script(MockReply(service: .apns, connection: .drop, times: 5))
             let result = try await ring(setup)
             #expect(
@@ -102,7 +106,7 @@ import Testing
     /// No answer on a connection that still answers PINGs: the service has the ring and may be
     /// ringing, so it is not sent again.
     @Test func aRingUnansweredOnALiveConnectionIsNotResent() async throws {
-        try await withSender { setup in
+        try await Self.withSender { setup in
             setup.fixture.server.script(MockReply(service: .apns, connection: .silence))
             let result = try await ring(setup)
             #expect(result == DeliveryResult(status: .failed(reason: "Timeout"), attempts: 1, maybeDelivered: true))
@@ -112,7 +116,7 @@ import Testing
 
     /// A reset connection is noticed and the next ring goes out on a new one; a delay only slows.
     @Test func aResetOrADelayedConnectionStillDelivers() async throws {
-        try await withSender { setup in
+        try await Self.withSender { setup in
             let first = try await ring(setup)
             setup.proxy.resetOpenConnections()
             let afterReset = try await ring(setup)

@@ -23,13 +23,15 @@ import Testing
         let rate = Int(Self.environment["BENCH_RING_RATE"] ?? "") ?? 200
         let faultEvery = Int(Self.environment["BENCH_FAULT_EVERY"] ?? "") ?? 10
         let window: TimeInterval = 30
-        let fixture = try await MockPushFixture.start()
-        let proxy = try await FaultProxy.start(forwardingTo: "127.0.0.1", port: fixture.server.port)
-        let endpoint = try PushEndpoint("https://localhost:\(proxy.port)")
-        let sender = APNsSender(
-            credentials: APNsCredentials(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.apnsKey),
-            bundleID: "com.example.app", production: endpoint, sandbox: endpoint,
-            tls: try PushTLS.makeContext(additionalCAFile: fixture.certificates.caFile))
+        try await DeadConnectionTests.withSender(configuration: SenderConfiguration()) { setup in
+            try await run(setup, seconds: seconds, rate: rate, faultEvery: faultEvery, window: window)
+        }
+    }
+
+    func run(_ setup: DeadConnectionTests.Setup, seconds: Int, rate: Int, faultEvery: Int, window: TimeInterval)
+        async throws
+    {
+        let (fixture, proxy, sender) = (setup.fixture, setup.proxy, setup.sender)
         let payload = APNsSenderTests.payload
         let started = Date()
         let results = try await withThrowingTaskGroup(of: DeliveryResult?.self) { group in
@@ -82,9 +84,6 @@ import Testing
             maybe_delivered \(maybeDelivered), connections \(proxy.connectionsAccepted)
               ring start to the mock: p50 \(percentile(0.5)), p99 \(percentile(0.99))
             """)
-        await sender.shutdown()
-        try await proxy.shutdown()
-        try await fixture.stop()
     }
 
     static func token(_ index: Int) -> String { String(format: "%064x", index) }
