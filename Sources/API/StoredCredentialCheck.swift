@@ -23,14 +23,11 @@ extension RegistryAPI {
             do {
                 _ = try await context.credentialStore.secret(of: name)
                 opened.append(name.value)
-            } catch RegistryError.conflict {
-                unreadable.append((name.value, "no master key is configured (REGISTRY_MASTER_KEY)"))
-            } catch RegistryError.internal(let reason) {
+            } catch RegistryError.conflict(let reason), RegistryError.internal(let reason) {
+                // No master key at all, or not the one it was sealed under.
                 unreadable.append((name.value, reason))
+                await context.pushSenders.setUnhealthy(name, reason: reason)
             }
-        }
-        for (name, reason) in unreadable {
-            await context.pushSenders.setUnhealthy(try ProviderName(name), reason: reason)
         }
         return StoredCredentialCheck(opened: opened, unreadable: unreadable)
     }

@@ -105,7 +105,8 @@ actor PushSenders {
             // master key id at most, never the secret.
             switch error {
             case RegistryError.unavailable: break  // the database, not the credentials
-            case RegistryError.internal(let reason): setUnhealthy(name, reason: reason)
+            case RegistryError.internal(let reason), RegistryError.conflict(let reason):
+                setUnhealthy(name, reason: reason)
             default: setUnhealthy(name, reason: "the credentials cannot be read: \(error)")
             }
             throw .credentialsUnreadable
