@@ -30,7 +30,7 @@ struct AccessLog: Sendable {
                 "method": .string(methodName),
                 "route": .string(route),
                 "status": .stringConvertible(status),
-                "duration_ms": .string(Self.milliseconds(duration)),
+                "duration_ms": .stringConvertible(Self.milliseconds(duration)),
             ]
             for (key, value) in response.logMetadata where metadata[key] == nil {
                 metadata[key] = .string(value)
@@ -59,9 +59,8 @@ struct AccessLog: Sendable {
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
-    static func milliseconds(_ duration: Duration) -> String {
-        let micros = nanoseconds(duration) / 1000
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    /// To the microsecond; a number, which JSON logs write as one.
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(nanoseconds(duration) / 1000) / 1000
     }
 }

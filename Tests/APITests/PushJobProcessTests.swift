@@ -181,9 +181,9 @@ struct PushJobProcessTests {
             try await Task.sleep(for: .seconds(1.5))
             let metrics = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
             #expect((metrics[#"push_job_pushes_total{status="sent"}"#] ?? 0) > 0, "\(metrics)")
-            #expect(metrics["push_jobs_queued"] == 0)
+            #expect(metrics[#"push_jobs_queued{scope="database"}"#] == 0)
             #expect(metrics["push_jobs_in_flight"] == 0)
-            #expect(metrics["push_jobs_oldest_queued_seconds"] == 0)
+            #expect(metrics[#"push_jobs_oldest_queued_seconds{scope="database"}"#] == 0)
             survivor.signal(SIGTERM)
             try await survivor.waitForExit(within: .seconds(20))
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `scripts/bench fanout` (issue 18): one push job to BENCH_FANOUT_DEVICES devices (1,000,000;
-# half APNs VoIP, half FCM) against `device-registry mock-push` over TLS on loopback. Not a
+# half APNs VoIP, half FCM) against `mock-push` over TLS on loopback. Not a
 # test: it prints figures and never asserts.
 #   (1) accept: the NDJSON body (one user id per line) until 202
 #   (2) the job: accept → last push (the job's created_at → finished_at), pushes/s, the
