@@ -22,7 +22,7 @@ struct DatabaseSetup: Sendable {
         try key.map { key in
             guard let secret = APIKeySecret.parse(key) else {
                 throw ConfigurationError(
-                    "REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (see README)")
+                    "REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (docs/configuration.md)")
             }
             return secret.hashHex
         }
