@@ -71,15 +71,19 @@ struct CallEventDispatch {
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
     }
 
-    /// Sends in a task of its own, so a client that hangs up (or a webhook answered early) does
-    /// not cancel pushes half-way or leave the id running. When the devices cannot be read,
-    /// nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
+    /// Sends in a task of its own that shutdown waits for (`CallEventsInFlight`), so a client that
+    /// hangs up, a webhook answered early or a deploy does not cut pushes half-way or leave the id
+    /// running; the claim's lease is renewed meanwhile. Sending stops at the row's deadline (a
+    /// taken-over event keeps its first claim's). When the devices cannot be read, nothing was
+    /// sent: the id is given back and the failure thrown (503), so a retry sends.
     private func start(_ event: CallEvent, _ row: StoredCallEvent) -> Task<CallEventAnswer, any Error> {
-        Task { [context] in
+        context.callEventsInFlight.start { [context] in
             CallEventMetrics.event(event.type, .sent)
             let results: [PushResult]
             do {
-                results = try await CallEventSending(event: event, context: context).run()
+                results = try await Self.keepingLease(on: row.id, context: context) {
+                    try await CallEventSending(event: event, context: context).run(until: row.deadline)
+                }
             } catch {
                 try? await context.callEvents.release(id: event.id)
                 throw error
