@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import MockPush
 import PushTestSupport
@@ -77,6 +78,8 @@ struct CallEventTests {
             #expect(alert.deviceToken == Tokens.apns(2))
             #expect(alert.headers["apns-push-type"] == "alert")
             #expect(alert.headers["apns-topic"] == "com.example.app")
+            // The same event delivered twice replaces its banner.
+            #expect(alert.headers["apns-collapse-id"] == NameBasedUUID.eventUUID("evt_missed"))
             // Without a template, the built-in text; without a ttl, a missed call's day.
             let fields = CallEvents.streamFields("call.missed", title: "Missed call", body: "Missed call from John Doe")
             #expect(
