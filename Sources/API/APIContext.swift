@@ -14,6 +14,7 @@ struct APIContext: Sendable {
     let pushSenders: PushSenders
     let callComposers: CallComposerSetup
     let pushJobs: PushJobs
+    let callEventsInFlight: CallEventsInFlight
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

@@ -48,6 +48,7 @@ public struct RegistryAPI: Sendable {
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
             pushSenders: pushSenders, callComposers: CallComposerSetup(payloadKeys: credentials.payloadKeys),
             pushJobs: PushJobs(store: pushJobs, settings: configuration.pushJobs),
+            callEventsInFlight: CallEventsInFlight(),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -116,8 +117,14 @@ public struct RegistryAPI: Sendable {
         await PushJobWorker(context: context).run()
     }
 
-    /// Closes every push connection; call once serving has stopped.
+    /// Lets the call events still sending finish and record their results (each by its deadline),
+    /// then closes every push connection; call once serving has stopped.
     public func shutdown() async {
+        let sending = context.callEventsInFlight.count
+        if sending > 0 {
+            context.logger.info("waiting for call events still sending", metadata: ["count": "\(sending)"])
+        }
+        await context.callEventsInFlight.waitUntilIdle()
         await context.pushSenders.shutdown()
     }
 }
