@@ -8,7 +8,9 @@ let package = Package(
     name: "DeviceRegistry",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "device-registry", targets: ["DeviceRegistry"])
+        .executable(name: "device-registry", targets: ["DeviceRegistry"]),
+        // For tests and local setups only: the production image ships device-registry alone.
+        .executable(name: "mock-push", targets: ["MockPushCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -126,7 +128,8 @@ let package = Package(
             name: "DeviceRegistry",
             dependencies: [
                 "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
-                "EmbeddedResources", "MockPush", "PushDelivery", "CallPush",
+                "EmbeddedResources", "PushDelivery", "CallPush",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,6 +137,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "MockPushCommand",
+            dependencies: [
+                "MockPush", "PushDelivery", "RegistryCore", "RegistryCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
         .target(

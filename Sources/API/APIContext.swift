@@ -14,6 +14,7 @@ struct APIContext: Sendable {
     let pushSenders: PushSenders
     let callComposers: CallComposerSetup
     let pushJobs: PushJobs
+    let callEventsInFlight: CallEventsInFlight
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger
@@ -24,8 +25,6 @@ struct APIContext: Sendable {
         _ scope: APIKeyScope, _ body: @escaping @Sendable (HTTPRequest, Caller) async throws -> HTTPResponse
     ) -> Handler {
         { request in
-            var logger = self.logger
-            logger[metadataKey: "request_id"] = "\(request.requestID)"
             var caller: Caller?
             do {
                 caller = try await authenticator.authenticate(request, requiring: scope)
@@ -33,6 +32,9 @@ struct APIContext: Sendable {
                 response.logMetadata["key_id"] = caller!.keyID
                 return response
             } catch {
+                // Only here: metadata copies the logger's storage, and most requests log nothing.
+                var logger = self.logger
+                logger[metadataKey: "request_id"] = "\(request.requestID)"
                 var response = HTTPResponse.problem(ProblemMapping.problem(for: error, logger: logger))
                 if let caller { response.logMetadata["key_id"] = caller.keyID }
                 return response

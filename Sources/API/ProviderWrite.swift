@@ -1,12 +1,14 @@
 import CallPush
 import PushDelivery
 import RegistryCore
+import Store
 
-/// A `PUT /v1/providers/{name}` body: the provider's own fields, its optional `endpoint`,
-/// `call_format` (default `stream`) and `templates` (default none) — each replaced like the
-/// provider's other fields, so a PUT without them resets them — and what to do with its
-/// credentials — absent keeps them, `null` removes them, an object replaces
-/// them once the key in it has signed a test message. Every problem is reported at once.
+/// A `PUT /v1/providers/{name}` body: the provider's own fields (replaced), and its optional
+/// `endpoint`, `call_format`, `templates` and `credentials`, each kept when absent — rotating a
+/// key or fixing a topic must not change the payload the app parses — and reset by `null`
+/// (to the service's own URL, `stream`, no templates; credentials removed). Credentials given
+/// replace the stored ones once the key in them has signed a test message. Every problem is
+/// reported at once.
 struct ProviderWrite {
     enum Credentials {
         case keep
@@ -15,9 +17,9 @@ struct ProviderWrite {
     }
 
     let provider: Provider
-    let endpoint: PushEndpoint?
-    let callFormat: CallFormat
-    let templates: NotificationTemplates
+    let endpoint: FieldChange<PushEndpoint?>
+    let callFormat: FieldChange<CallFormat>
+    let templates: FieldChange<NotificationTemplates>
     let credentials: Credentials
 
     /// The name comes from the path; the body must not repeat it.
@@ -41,27 +43,36 @@ struct ProviderWrite {
         } catch {
             errors += error.errors
         }
-        var endpoint: PushEndpoint?
+        var endpoint = FieldChange<PushEndpoint?>.keep
         switch endpointValue {
-        case nil, .null?:
+        case nil:
             break
+        case .null?:
+            endpoint = .set(nil)
         case .string(let url)?:
-            do throws(ValidationError) { endpoint = try PushEndpoint(url) } catch { errors.append(error) }
+            do throws(ValidationError) { endpoint = .set(try PushEndpoint(url)) } catch { errors.append(error) }
         case let other?:
             errors.append(ValidationError(field: "endpoint", message: "must be an https URL, not \(other.typeName)"))
         }
-        var callFormat = CallFormat.stream
+        var callFormat = FieldChange<CallFormat>.keep
         switch callFormatValue {
-        case nil, .null?:
+        case nil:
             break
+        case .null?:
+            callFormat = .set(.stream)
         case .string(let raw)?:
-            do throws(ValidationError) { callFormat = try CallFormat(raw) } catch { errors.append(error) }
+            do throws(ValidationError) { callFormat = .set(try CallFormat(raw)) } catch { errors.append(error) }
         case let other?:
             errors.append(ValidationError(field: "call_format", message: "must be a string, not \(other.typeName)"))
         }
-        var templates = NotificationTemplates.none
-        if let templatesValue, templatesValue != .null {
-            do throws(ValidationErrors) { templates = try NotificationTemplates.parse(templatesValue) } catch {
+        var templates = FieldChange<NotificationTemplates>.keep
+        switch templatesValue {
+        case nil:
+            break
+        case .null?:
+            templates = .set(.none)
+        case let value?:
+            do throws(ValidationErrors) { templates = .set(try NotificationTemplates.parse(value)) } catch {
                 errors += error.errors
             }
         }

@@ -32,12 +32,13 @@ public struct RegistryAPI: Sendable {
     let dialStackSignature: DialStackSignature?
 
     /// `isReady` answers `/readyz`: whether the database answers with the schema this build
-    /// expects. `senders` makes each provider's push sender, once per process.
+    /// expects; `state` says whether the instance is still setting up or already draining.
+    /// `senders` makes each provider's push sender, once per process.
     public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
         callEvents: CallEventStore, pushJobs: PushJobStore,
         senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
-        configuration: Configuration,
+        state: ServingState = ServingState(), configuration: Configuration,
         logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
@@ -47,6 +48,7 @@ public struct RegistryAPI: Sendable {
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
             pushSenders: pushSenders, callComposers: CallComposerSetup(payloadKeys: credentials.payloadKeys),
             pushJobs: PushJobs(store: pushJobs, settings: configuration.pushJobs),
+            callEventsInFlight: CallEventsInFlight(),
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -55,7 +57,7 @@ public struct RegistryAPI: Sendable {
         batchBodyLimit = configuration.batchBodyLimit
         dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
-            isReady: isReady, unhealthyProviders: { await pushSenders.unhealthyProviders },
+            isReady: isReady, state: state, unhealthyProviders: { await pushSenders.unhealthyProviders },
             openAPIDocument: configuration.openAPIDocument,
             metricsText: {
                 // The push gauges (open connections and streams, pushes in flight) are read at
@@ -77,9 +79,14 @@ public struct RegistryAPI: Sendable {
         ResultFile.removeLeftovers()
     }
 
-    public func router() -> Router {
+    /// Every route; with `operationsApart`, `/readyz` and `/metrics` are left to
+    /// `operationsRouter()`, for a listener of their own. Until the database is set up, routes
+    /// other than the operational ones answer 503 (`ServingState.migrating`).
+    public func router(operationsApart: Bool = false) -> Router {
         var router = Router()
-        operational.add(to: &router)
+        operational.addHealth(to: &router)
+        operational.addContract(to: &router)
+        if !operationsApart { operational.addReadinessAndMetrics(to: &router) }
         context.addDeviceRoutes(to: &router)
         context.addUserDeviceRoutes(to: &router)
         context.addProviderRoutes(to: &router)
@@ -91,6 +98,15 @@ public struct RegistryAPI: Sendable {
         context.addCallEventRoutes(to: &router)
         context.addDialStackWebhookRoute(to: &router, signature: dialStackSignature)
         context.addPushJobRoutes(to: &router)
+        let ungated: Set = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+        return router.wrappingHandlers { ungated.contains($0.template) ? $0.handler : operational.gate($0) }
+    }
+
+    /// `/healthz`, `/readyz` and `/metrics`, for the operations listener.
+    public func operationsRouter() -> Router {
+        var router = Router()
+        operational.addHealth(to: &router)
+        operational.addReadinessAndMetrics(to: &router)
         return router
     }
 
@@ -101,8 +117,14 @@ public struct RegistryAPI: Sendable {
         await PushJobWorker(context: context).run()
     }
 
-    /// Closes every push connection; call once serving has stopped.
+    /// Lets the call events still sending finish and record their results (each by its deadline),
+    /// then closes every push connection; call once serving has stopped.
     public func shutdown() async {
+        let sending = context.callEventsInFlight.count
+        if sending > 0 {
+            context.logger.info("waiting for call events still sending", metadata: ["count": "\(sending)"])
+        }
+        await context.callEventsInFlight.waitUntilIdle()
         await context.pushSenders.shutdown()
     }
 }

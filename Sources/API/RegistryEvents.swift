@@ -1,4 +1,5 @@
 import Metrics
+import NIOConcurrencyHelpers
 import RegistryCore
 
 /// Counts what happens to registrations, for `registry_events_total{event, provider, type}`:
@@ -6,6 +7,8 @@ import RegistryCore
 /// invalidated (by feedback: deleted, disabled) and pruned. Labels are bounded: events are a
 /// fixed set, providers are configured by operators.
 public struct RegistryEvents: Sendable {
+    private let counters = Counters()
+
     public init() {}
 
     func registered(_ outcome: RegistrationOutcome) {
@@ -40,7 +43,31 @@ public struct RegistryEvents: Sendable {
     }
 
     private func count(_ event: String, provider: String, type: String, _ n: Int = 1) {
-        Counter(label: "registry_events_total", dimensions: [("event", event), ("provider", provider), ("type", type)])
-            .increment(by: n)
+        counters.counter(event: event, provider: provider, type: type).increment(by: n)
+    }
+
+    /// Each label set's counter, made once when first counted (so from the metrics system
+    /// `serve` bootstrapped) and reused: making one per registration validated and hashed its
+    /// labels under the backend's registry-wide lock every time.
+    private final class Counters: Sendable {
+        private struct Labels: Hashable {
+            let event: String
+            let provider: String
+            let type: String
+        }
+
+        private let made = NIOLockedValueBox<[Labels: Counter]>([:])
+
+        func counter(event: String, provider: String, type: String) -> Counter {
+            let labels = Labels(event: event, provider: provider, type: type)
+            if let counter = made.withLockedValue({ $0[labels] }) { return counter }
+            let counter = Counter(
+                label: "registry_events_total", dimensions: [("event", event), ("provider", provider), ("type", type)])
+            return made.withLockedValue { made in
+                if let first = made[labels] { return first }
+                made[labels] = counter
+                return counter
+            }
+        }
     }
 }

@@ -15,4 +15,9 @@ public struct APNsPushPlan: Sendable, Hashable {
     public let priority: Int
     /// `apns-expiration`: Unix seconds after which APNs stops trying.
     public let expiration: Int64
+    /// `apns-collapse-id` of an alert: the event's stable UUID, so that the same event delivered
+    /// twice (an answer lost on a dead connection, then resent) replaces its banner instead of
+    /// showing a second one. PushKit delivers every VoIP push: a ring's app dedupes on the
+    /// payload's id instead.
+    public var collapseID: String? = nil
 }

@@ -69,7 +69,7 @@ extension CallEvent {
         }
         return CallEvent(
             validatedID: id, type: type, userIDs: userIDs, call: call, caller: caller, toNumber: toNumber,
-            ringingAt: ringingAt, ttl: ttl ?? defaultTTL, arrivedAt: arrivedAt)
+            ringingAt: ringingAt, ttl: ttl ?? type.defaultTTL, arrivedAt: arrivedAt)
     }
 
     private static func readUserIDs(_ reader: inout JSONObjectReader, maximum: Int, dropRepeats: Bool) -> [UserID]? {

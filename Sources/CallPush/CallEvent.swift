@@ -24,7 +24,6 @@ public struct CallEvent: Sendable, Hashable {
     public let ringingAtGiven: Bool
     public let ttl: CompactDuration
 
-    public static let defaultTTL = CompactDuration(seconds: 30)
     /// A call rings for about 30 s (DialStack's window); a ring still arriving after a minute is
     /// for a call that is over.
     public static let maxRingTTL = CompactDuration(seconds: 60)
@@ -39,7 +38,7 @@ public struct CallEvent: Sendable, Hashable {
     public static let maxClockSkew: TimeInterval = 60
 
     /// Errors name the JSON fields (`ttl`, `caller.phone_number`, …). `ringingAt` defaults to
-    /// `arrivedAt`, `ttl` to 30 s.
+    /// `arrivedAt`, `ttl` to the type's (`CallEventType.defaultTTL`).
     public init(
         id: String, type: CallEventType, userIDs: [UserID], call: CallDetails, caller: Caller,
         toNumber: String? = nil, ringingAt: Date? = nil, ttl: CompactDuration? = nil, arrivedAt: Date
@@ -50,7 +49,7 @@ public struct CallEvent: Sendable, Hashable {
         let toNumber = toNumber.flatMap { number in
             checks.check { () throws(ValidationError) in try PhoneNumber(number, field: "to_number") }
         }
-        let ttl = ttl ?? Self.defaultTTL
+        let ttl = ttl ?? type.defaultTTL
         checks.check { () throws(ValidationError) in try Self.checkTTL(ttl, type: type) }
         if let ringingAt {
             checks.check { () throws(ValidationError) in try Self.checkRingingAt(ringingAt, arrivedAt: arrivedAt) }

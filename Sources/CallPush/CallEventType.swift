@@ -20,4 +20,15 @@ public enum CallEventType: String, Sendable, Hashable, CaseIterable {
     }
 
     public var isRinging: Bool { self == .ring }
+
+    /// The ttl of an event that gives none: how long APNs and FCM keep its push for a phone that
+    /// is offline. A ring is over with its call (DialStack's window is 30 s); a missed call is
+    /// still news the next morning; a call or a live stream to join lasts about an hour.
+    public var defaultTTL: CompactDuration {
+        switch self {
+        case .ring: CompactDuration(seconds: 30)
+        case .missed: CompactDuration(seconds: 86_400)
+        case .notification, .liveStarted, .sessionStarted: CompactDuration(seconds: 3600)
+        }
+    }
 }

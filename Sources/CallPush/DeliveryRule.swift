@@ -40,7 +40,8 @@ public enum DeliveryRule {
             return .apns(
                 APNsPushPlan(
                     pushType: voip ? .voip : .alert, topic: voip ? "\(bundleID).voip" : bundleID, priority: 10,
-                    expiration: Int64(event.expiresAt.timeIntervalSince1970.rounded(.down))))
+                    expiration: Int64(event.expiresAt.timeIntervalSince1970.rounded(.down)),
+                    collapseID: voip ? nil : NameBasedUUID.eventUUID(event.id)))
         case .fcm:
             return .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: Int64((remaining * 1000).rounded(.down))))
         }

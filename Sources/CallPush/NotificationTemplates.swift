@@ -2,7 +2,9 @@ import RegistryCore
 
 /// A provider's title/body templates per event type, as Stream sets them per call type:
 /// `{"call.missed": {"title": "Missed call", "body": "You missed a call from {{ user.display_name }}"}}`.
-/// An event type without a template gets an empty title and body, as Stream sends them.
+/// A non-ringing event without a title or body template gets a built-in one (`builtIn`): its
+/// push is an alert iOS shows as it is, and an empty banner says nothing. A ring's stay empty,
+/// as Stream sends them: the app's call screen shows the caller.
 public struct NotificationTemplates: Sendable, Hashable {
     public struct Entry: Sendable, Hashable {
         public let title: PushTemplate?
@@ -54,9 +56,26 @@ public struct NotificationTemplates: Sendable, Hashable {
             })
     }
 
-    /// The rendered title and body for `event` pushed to `receiver`; empty without a template.
+    /// The text of a non-ringing event whose provider has no template for it; any template the
+    /// provider sets for the type's title or body replaces that part.
+    static let builtIn: [CallEventType: Entry] = [
+        .notification: builtInEntry("Incoming call", "{{ user.display_name }} is calling"),
+        .missed: builtInEntry("Missed call", "Missed call from {{ user.display_name }}"),
+        .liveStarted: builtInEntry("Live now", "{{ user.display_name }} is live"),
+        .sessionStarted: builtInEntry("Call started", "{{ user.display_name }} started a call"),
+    ]
+
+    private static func builtInEntry(_ title: String, _ body: String) -> Entry {
+        // Valid by construction: known placeholders, no control characters.
+        Entry(title: try! PushTemplate(title, field: "title"), body: try! PushTemplate(body, field: "body"))
+    }
+
+    /// The rendered title and body for `event` pushed to `receiver`: the provider's templates,
+    /// else the built-in text, else empty (a ring).
     func render(_ event: CallEvent, receiver: UserID) -> (title: String, body: String) {
-        let entry = entries[event.type]
+        let own = entries[event.type]
+        let builtIn = Self.builtIn[event.type]
+        let entry = Entry(title: own?.title ?? builtIn?.title, body: own?.body ?? builtIn?.body)
         let value = { (placeholder: PushTemplate.Placeholder) -> String in
             switch placeholder {
             case .userID: event.caller.id
@@ -67,6 +86,6 @@ public struct NotificationTemplates: Sendable, Hashable {
             case .receiverID: receiver.value
             }
         }
-        return (entry?.title?.render(value) ?? "", entry?.body?.render(value) ?? "")
+        return (entry.title?.render(value) ?? "", entry.body?.render(value) ?? "")
     }
 }

@@ -5,12 +5,15 @@ import Postgres
 
 /// The database options every command that touches PostgreSQL shares.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "libpq connection URI, e.g. postgresql://user@host:5432/db. (env: DATABASE_URL, required)")
+    @Option(
+        help:
+            "libpq connection URI, e.g. postgresql://user@host:5432/db. (env: DATABASE_URL or DATABASE_URL_FILE, required)"
+    )
     var databaseURL: String?
 
     @Option(
         help:
-            "A URL straight to PostgreSQL for what needs a session of its own: the LISTEN for key revocations and the migrations' lock. Set it when DATABASE_URL goes through PgBouncer; without it the key cache is off there and migrations refuse to run. (env: DATABASE_LISTEN_URL, default: DATABASE_URL)"
+            "A URL straight to PostgreSQL for what needs a session of its own: the LISTEN for key revocations and the migrations' lock. Set it when DATABASE_URL goes through PgBouncer; without it the key cache is off there and migrations refuse to run. (env: DATABASE_LISTEN_URL or DATABASE_LISTEN_URL_FILE, default: DATABASE_URL)"
     )
     var databaseListenURL: String?
 
@@ -22,7 +25,7 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(
         help:
-            "A streaming replica for listings, lookups and export, used while it has replayed this instance's own writes and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL, default: none)"
+            "A streaming replica for listings, lookups and export, used while it has replayed this instance's own writes and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL or DATABASE_READ_URL_FILE, default: none)"
     )
     var databaseReadURL: String?
 
@@ -65,8 +68,14 @@ struct DatabaseOptions: ParsableArguments {
     )
     var migrationsDir: String?
 
+    @Option(
+        help:
+            "How long a migration waits for a table lock, in milliseconds, before it gives up (so requests are not queued behind it) and is retried. (env: MIGRATION_LOCK_TIMEOUT_MS, default: 5000)"
+    )
+    var migrationLockTimeoutMs: Int?
+
     func configuration() throws -> PostgresConfiguration {
-        guard let url = Setting.optional(databaseURL, env: "DATABASE_URL") else {
+        guard let url = try Setting.secret(databaseURL, env: "DATABASE_URL") else {
             throw ConfigurationError(
                 "DATABASE_URL (or --database-url) is required, e.g. postgresql://postgres@127.0.0.1:5432/device_registry"
             )
@@ -101,13 +110,13 @@ struct DatabaseOptions: ParsableArguments {
     /// listener and the migrations, which need a session of their own (not one through PgBouncer).
     func sessionConfiguration() throws -> PostgresConfiguration {
         var configuration = try configuration()
-        if let url = Setting.optional(databaseListenURL, env: "DATABASE_LISTEN_URL") { configuration.url = url }
+        if let url = try Setting.secret(databaseListenURL, env: "DATABASE_LISTEN_URL") { configuration.url = url }
         return configuration
     }
 
     /// The replica's pool configuration and lag bound, when `DATABASE_READ_URL` is set.
     func readReplica() throws -> (configuration: PostgresConfiguration, maxLag: Duration)? {
-        guard let url = Setting.optional(databaseReadURL, env: "DATABASE_READ_URL") else { return nil }
+        guard let url = try Setting.secret(databaseReadURL, env: "DATABASE_READ_URL") else { return nil }
         var configuration = try configuration()
         configuration.url = url
         let maxLag = try Setting.resolve(
@@ -116,8 +125,16 @@ struct DatabaseOptions: ParsableArguments {
         return (configuration, .milliseconds(maxLag))
     }
 
-    func migrations() throws -> [Migration] {
-        try ResourceLocator.migrations(override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
+    /// The migrations (`MIGRATIONS_DIR` or the ones compiled in) and how they wait for locks.
+    func migrator() throws -> Migrator {
+        var migrator = Migrator(
+            migrations: try ResourceLocator.migrations(override: Setting.optional(migrationsDir, env: "MIGRATIONS_DIR"))
+        )
+        migrator.lockTimeout = .milliseconds(
+            try Setting.resolve(
+                migrationLockTimeoutMs, env: "MIGRATION_LOCK_TIMEOUT_MS", default: 5000, valid: { $0 > 0 },
+                expected: "a positive number of milliseconds"))
+        return migrator
     }
 
     /// Runs a one-shot command's work with a pool that is closed afterwards, whatever happens.

@@ -1,3 +1,4 @@
+import API
 import Logging
 import Postgres
 import RegistryCore
@@ -6,36 +7,29 @@ import ServiceLifecycle
 import Store
 
 /// What `serve` does with the database before it is ready: preflight (durability settings),
-/// migrations, and the `REGISTRY_ADMIN_KEY` bootstrap key.
+/// migrations, the `REGISTRY_ADMIN_KEY` bootstrap key and the start-up checks.
 struct DatabaseSetup: Sendable {
     let migrator: Migrator
     let migrate: Bool
     /// Where migrations run: a session of their own, straight at PostgreSQL (`DATABASE_LISTEN_URL`).
     let sessionConfiguration: PostgresConfiguration
     let allowUnsafeDurability: Bool
-    let adminKey: String?
+    /// The hash of `REGISTRY_ADMIN_KEY`, checked before anything starts.
+    let adminKeyHash: String?
 
-    /// Runs the setup now. When the database cannot be reached it returns a service that retries
-    /// in the background instead, so the server still starts (and `/readyz` answers 503 until the
-    /// setup is done). Anything else (an edited migration, unsafe durability) throws.
-    func runOrDefer(pool: PostgresPool, logger: Logger) async throws -> RetryingDatabaseSetup? {
-        let secret = try adminKey.map { key in
+    /// `REGISTRY_ADMIN_KEY`'s hash; throws for a key that is not one.
+    static func adminKeyHash(_ key: String?) throws -> String? {
+        try key.map { key in
             guard let secret = APIKeySecret.parse(key) else {
                 throw ConfigurationError(
-                    "REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (see README)")
+                    "REGISTRY_ADMIN_KEY must be drk_ followed by 43 base64url characters (docs/configuration.md)")
             }
-            return secret
-        }
-        do {
-            try await run(pool: pool, adminKeyHash: secret?.hashHex, logger: logger)
-            return nil
-        } catch let error where Self.isTransient(error) {
-            logger.warning("database unreachable at start; serving with /readyz at 503 until it answers")
-            return RetryingDatabaseSetup(setup: self, pool: pool, adminKeyHash: secret?.hashHex, logger: logger)
+            return secret.hashHex
         }
     }
 
-    func run(pool: PostgresPool, adminKeyHash: String?, logger: Logger) async throws {
+    /// Preflight, migrations, the admin key, then `checks` (anything that needs the tables).
+    func run(pool: PostgresPool, logger: Logger, checks: @Sendable () async throws -> Void) async throws {
         let server = try await Preflight.check(pool, allowUnsafeDurability: allowUnsafeDurability)
         logger.info("database connected", metadata: ["server_version": "\(server.version)"])
         if migrate {
@@ -52,6 +46,7 @@ struct DatabaseSetup: Sendable {
             logger.notice(
                 "no API keys yet; create the first with: device-registry keys create --name ops --scope admin")
         }
+        try await checks()
     }
 }
 
@@ -90,23 +85,40 @@ extension DatabaseSetup {
     }
 }
 
-/// Retries `DatabaseSetup` with capped backoff until it succeeds or the service shuts down.
-struct RetryingDatabaseSetup: Service {
+/// Runs `DatabaseSetup` beside the listening server, retrying with capped backoff while the
+/// database is out of reach, and turns the instance from `migrating` to `serving` when it is
+/// done. A fatal problem (an edited migration, unsafe durability, a wrong master key) ends the
+/// service with its error, which stops the process. Graceful shutdown stops it where it is.
+struct DatabaseSetupService: Service {
     let setup: DatabaseSetup
     let pool: PostgresPool
-    let adminKeyHash: String?
+    let state: ServingState
     let logger: Logger
+    let checks: @Sendable () async throws -> Void
 
     func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown { try await setUp() }
+        } catch is CancellationError {
+            logger.info("database setup stopped by shutdown")
+        }
+    }
+
+    private func setUp() async throws {
         var delay = Duration.milliseconds(250)
-        while !Task.isCancelled {
+        var warned = false
+        while true {
             do {
-                try await setup.run(pool: pool, adminKeyHash: adminKeyHash, logger: logger)
-                logger.info("database setup complete")
+                try await setup.run(pool: pool, logger: logger, checks: checks)
+                state.startServing()
+                logger.info("database setup complete; serving")
                 return
             } catch let error where DatabaseSetup.isTransient(error) {
-                let wait = delay
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                if !warned {
+                    logger.warning("database unreachable; serving with /readyz at 503 until it answers")
+                    warned = true
+                }
+                try await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
         }

@@ -8,6 +8,6 @@ struct DeviceRegistryCommand: AsyncParsableCommand {
         version: BuildInfo.version,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeysCommand.self, ProvidersCommand.self, PruneCommand.self,
-            HealthcheckCommand.self, MockPushCommand.self,
+            HealthcheckCommand.self,
         ])
 }

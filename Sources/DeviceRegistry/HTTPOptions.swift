@@ -34,6 +34,16 @@ struct HTTPOptions: ParsableArguments {
     var shutdownGraceSeconds: Int?
     @Option(
         help:
+            "Seconds /readyz answers 503 after SIGTERM before the listener closes, so load balancers stop sending first. (env: SHUTDOWN_DRAIN_SECONDS, default: 5)"
+    )
+    var shutdownDrainSeconds: Int?
+    @Option(
+        help:
+            "A second port serving /metrics, /readyz and /healthz, which then leave the public port (/healthz stays on both); off unless given. (env: OPS_PORT, default: off)"
+    )
+    var opsPort: Int?
+    @Option(
+        help:
             "Load balancers whose Forwarded / X-Forwarded-For headers name the client, as CIDR blocks, e.g. 10.0.0.0/8,fd00::/8. (env: TRUSTED_PROXIES, default: none)"
     )
     var trustedProxies: String?
@@ -99,6 +109,26 @@ struct HTTPOptions: ParsableArguments {
                 try Setting.resolve(
                     writeTimeoutSeconds, env: "WRITE_TIMEOUT_SECONDS", default: 30, valid: positive,
                     expected: "a positive number of seconds")))
+        return configuration
+    }
+
+    /// How long `/readyz` answers 503 at shutdown before the listeners close.
+    func drain() throws -> Duration {
+        .seconds(
+            try Setting.resolve(
+                shutdownDrainSeconds, env: "SHUTDOWN_DRAIN_SECONDS", default: 5, valid: { (0...300).contains($0) },
+                expected: "0–300 seconds"))
+    }
+
+    /// The operations listener's configuration (the public one's, on `--ops-port`); nil when off.
+    func opsConfiguration() throws -> HTTPServerConfiguration? {
+        var configuration = try configuration()
+        let unset = -1
+        let port = try Setting.resolve(
+            opsPort, env: "OPS_PORT", default: unset, valid: { (0...65535).contains($0) },
+            expected: "a port from 0 to 65535")
+        guard port != unset else { return nil }
+        configuration.port = port
         return configuration
     }
 

@@ -11,7 +11,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
 
     @Option(help: "Address the server listens on; 0.0.0.0 and :: mean this host. (env: HOST, default: 127.0.0.1)")
     var host: String?
-    @Option(help: "The server's port. (env: PORT, default: 8080)")
+    @Option(help: "The server's port: its operations port when it has one. (env: OPS_PORT, else PORT, default: 8080)")
     var port: Int?
     @Option(help: "Seconds to wait for the answer.")
     var timeoutSeconds: Int = 5
@@ -23,8 +23,10 @@ struct HealthcheckCommand: AsyncParsableCommand {
     func run() async throws {
         let listening = try Setting.resolve(host, env: "HOST", default: "127.0.0.1")
         let address = ["0.0.0.0": "127.0.0.1", "::": "::1"][listening] ?? listening
+        // With an operations listener, /readyz answers only there.
+        let variable = Setting.optional(nil, env: "OPS_PORT") == nil ? "PORT" : "OPS_PORT"
         let port = try Setting.resolve(
-            port, env: "PORT", default: 8080, valid: { (1...65535).contains($0) }, expected: "a port from 1 to 65535")
+            port, env: variable, default: 8080, valid: { (1...65535).contains($0) }, expected: "a port from 1 to 65535")
         let seconds = timeoutSeconds
         let status = try await withThrowingTaskGroup(of: Int.self) { race in
             race.addTask {

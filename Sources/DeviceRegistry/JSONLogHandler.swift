@@ -30,6 +30,9 @@ struct JSONLogHandler: LogHandler {
     private static func plain(_ value: Logger.MetadataValue) -> Any {
         switch value {
         case .string(let string): string
+        // Numbers stay numbers (status, duration_ms), so log queries can compare them.
+        case .stringConvertible(let number as any BinaryInteger): Int64(number)
+        case .stringConvertible(let number as Double): number
         case .stringConvertible(let convertible): convertible.description
         case .array(let values): values.map(plain)
         case .dictionary(let values): values.mapValues(plain)

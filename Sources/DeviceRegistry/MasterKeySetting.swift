@@ -3,17 +3,18 @@ import RegistryCrypto
 
 /// The master key provider credentials are sealed under: `REGISTRY_MASTER_KEY`, plus the keys
 /// of a rotation in progress in `REGISTRY_OLD_MASTER_KEYS` (comma-separated), which only open.
-/// Environment only: a key on the command line would show in `ps`.
+/// Environment only (or `_FILE`, see `Secrets`): a key on the command line would show in `ps`.
 enum MasterKeySetting {
     /// Nil without `REGISTRY_MASTER_KEY`: the service runs, and storing credentials is refused.
     static func sealer(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretSealer? {
-        guard let current = environment["REGISTRY_MASTER_KEY"], !current.isEmpty else {
-            if environment["REGISTRY_OLD_MASTER_KEYS"].map({ !$0.isEmpty }) ?? false {
+        let oldKeys = try Secrets.value("REGISTRY_OLD_MASTER_KEYS", environment: environment)
+        guard let current = try Secrets.value("REGISTRY_MASTER_KEY", environment: environment) else {
+            if oldKeys != nil {
                 throw ConfigurationError("REGISTRY_OLD_MASTER_KEYS is set without REGISTRY_MASTER_KEY")
             }
             return nil
         }
-        let old = (environment["REGISTRY_OLD_MASTER_KEYS"] ?? "").split(separator: ",").map {
+        let old = (oldKeys ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
         return SecretSealer(

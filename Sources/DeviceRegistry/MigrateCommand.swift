@@ -10,9 +10,8 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try logging.bootstrap(toStandardError: true)
-        let migrator = Migrator(migrations: try database.migrations())
         let applied = try await DatabaseSetup.migrate(
-            migrator, over: try database.sessionConfiguration(), logger: logger)
+            try database.migrator(), over: try database.sessionConfiguration(), logger: logger)
         print(
             applied.isEmpty ? "Up to date." : applied.map { "Applied \($0.version) \($0.name)" }.joined(separator: "\n")
         )

@@ -20,20 +20,20 @@ struct ProvidersCommand: AsyncParsableCommand {
         var projectId: String?
         @Option(
             help:
-                "The payload shape the app parses when its phones ring: stream, dialstack, react-native, flexisip or signalwire."
+                "The payload shape the app parses when its phones ring: stream, dialstack, react-native, flexisip or signalwire (a new provider: stream; an update without it keeps the provider's)."
         )
-        var callFormat: CallFormat = .stream
+        var callFormat: CallFormat?
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions
 
-        /// Like `PUT /v1/providers/{name}`, every field is replaced (templates too: none); the
-        /// credentials are kept.
+        /// Like `PUT /v1/providers/{name}`, the provider's own fields are replaced; its call
+        /// format (unless given), templates, endpoint and credentials are kept.
         func run() async throws {
             let logger = try logging.bootstrap(toStandardError: true)
             let provider = try Provider(
                 name: try ProviderName(name, field: "name"), service: service, topic: topic, projectID: projectId)
             let (_, created) = try await database.withPool(logger: logger) {
-                try await ProviderStore(pool: $0).put(provider, callFormat: callFormat)
+                try await ProviderStore(pool: $0).put(provider, callFormat: callFormat.map(FieldChange.set) ?? .keep)
             }
             print("\(created ? "Added" : "Updated") provider \(name).")
         }

@@ -18,7 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Migrate the database and serve the HTTP API until SIGTERM or SIGINT.",
-        discussion: "Every option falls back to the environment variable named in its help, then to its default.")
+        discussion: """
+            Every option falls back to the environment variable named in its help, then to its default. It listens at \
+            once: while the database is set up (migrations), /healthz answers 200, /readyz 503 "migrating", and other \
+            routes 503 with Retry-After.
+
+            \(Secrets.help)
+            """)
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
@@ -105,12 +111,14 @@ struct ServeCommand: AsyncParsableCommand {
             override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.dialStackSignature = try Self.dialStackSignature()
         let setup = DatabaseSetup(
-            migrator: Migrator(migrations: try database.migrations()),
+            migrator: try database.migrator(),
             migrate: !(try Setting.resolve(skipMigrations ? true : nil, env: "SKIP_MIGRATIONS", default: false)),
             sessionConfiguration: try database.sessionConfiguration(),
             allowUnsafeDurability: try Setting.resolve(
                 allowUnsafeDurability ? true : nil, env: "ALLOW_UNSAFE_DURABILITY", default: false),
-            adminKey: ProcessInfo.processInfo.environment["REGISTRY_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 })
+            adminKeyHash: try DatabaseSetup.adminKeyHash(Secrets.value("REGISTRY_ADMIN_KEY")))
+        let drain = try http.drain()
+        let opsConfiguration = try http.opsConfiguration()
         let pruner = try pruneSchedule()
         let sealer = try MasterKeySetting.sealer()
         var senderConfiguration = SenderConfiguration()
@@ -121,6 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
             pushJobShare, env: "PUSH_JOB_SHARE", default: senderConfiguration.bulkShare,
             valid: { (0...1).contains($0) }, expected: "a fraction from 0 to 1")
         let pool = PostgresPool(configuration: try database.configuration(), logger: logger)
+        // Listening starts at once; routes that need the database open when its setup is done.
+        let state = ServingState(.migrating)
         // Every instance on the database signs one APNs provider token per key and renewal window.
         // Without a master key no credentials can be opened, so nothing is signed at all.
         let providerTokens = APNsProviderTokens(
@@ -140,10 +150,8 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         BuildInfo.record()
+        let processMetrics = ProcessMetrics()
 
-        // Fatal setup problems (an edited migration, unsafe durability) stop the start here; an
-        // unreachable database does not: the server starts, /readyz says 503, setup retries.
-        let setupService = try await setup.runOrDefer(pool: pool, logger: logger)
         if let sealer {
             logger.info("provider credentials are sealed", metadata: ["master_key_id": "\(sealer.current.id)"])
         } else {
@@ -163,24 +171,39 @@ struct ServeCommand: AsyncParsableCommand {
             devices: devices, providers: ProviderStore(pool: pool),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
             callEvents: callEvents, pushJobs: pushJobs, senders: senders,
-            isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, configuration: apiConfiguration,
-            logger: logger, metricsText: { Self.exposition(metrics) })
+            isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, state: state,
+            configuration: apiConfiguration, logger: logger,
+            metricsText: {
+                processMetrics.record()
+                return Self.exposition(metrics)
+            })
         let keyChanges = APIKeyChanges(
             configuration: try database.sessionConfiguration(), logger: logger, onEvent: api.keysChanged)
-        let server = HTTPServer(configuration: serverConfiguration, router: api.router(), logger: logger)
+        let listeners = Listeners(
+            api: api, public: serverConfiguration, operations: opsConfiguration, logger: logger)
         RegistryAPI.removeLeftoverFiles()
 
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server), .init(service: BackgroundWork { await keyChanges.run() }),
-            .init(service: BackgroundWork { await api.runPushJobWorkers() }),
-        ]
-        if let setupService { services.append(.init(service: setupService, successTerminationBehavior: .ignore)) }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] =
+            listeners.services + [
+                .init(service: BackgroundWork { await keyChanges.run() }),
+                .init(service: BackgroundWork { await api.runPushJobWorkers() }),
+            ]
         if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
         let retention = PushJobRetention(store: pushJobs, keptFor: try pushJobOptions.retention())
         services.append(
             .init(
                 service: PruneService(
                     devices: devices, callEvents: callEvents, schedule: pruner, pushJobs: retention, logger: logger)))
+        // Shut down in reverse: the setup stops first, then the drain runs while the listeners
+        // still answer, then they close.
+        services.append(.init(service: DrainService(state: state, drain: drain, logger: logger)))
+        let keyConfigured = sealer != nil
+        services.append(
+            .init(
+                service: DatabaseSetupService(
+                    setup: setup, pool: pool, state: state, logger: logger,
+                    checks: { try await MasterKeyCheck.run(api: api, keyConfigured: keyConfigured, logger: logger) }),
+                successTerminationBehavior: .ignore))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -204,12 +227,10 @@ struct ServeCommand: AsyncParsableCommand {
             callEventsKeptFor: callEventsKeptFor)
     }
 
-    /// `DIALSTACK_WEBHOOK_SECRET`, from the environment only (a secret has no place in a command
-    /// line); nil when unset or empty.
+    /// `DIALSTACK_WEBHOOK_SECRET`, from the environment (or its `_FILE`) only (a secret has no
+    /// place in a command line); nil when unset or empty.
     private static func dialStackSignature() throws -> DialStackSignature? {
-        guard let secrets = ProcessInfo.processInfo.environment["DIALSTACK_WEBHOOK_SECRET"], !secrets.isEmpty else {
-            return nil
-        }
+        guard let secrets = try Secrets.value("DIALSTACK_WEBHOOK_SECRET") else { return nil }
         do {
             return try DialStackSignature(secrets: secrets)
         } catch {

@@ -38,6 +38,12 @@ enum Setting {
         return raw
     }
 
+    /// The flag, else the secret `name` from the environment or its `_FILE` (see `Secrets`).
+    static func secret(_ flag: String?, env name: String) throws -> String? {
+        if let flag { return flag }
+        return try Secrets.value(name)
+    }
+
     /// PORT → port, DB_POOL_SIZE → db-pool-size: only for messages.
     private static func flagName(_ env: String) -> String { env.lowercased().replacingOccurrences(of: "_", with: "-") }
 }

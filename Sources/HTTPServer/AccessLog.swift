@@ -11,9 +11,15 @@ struct AccessLog: Sendable {
 
     let logger: Logger
     let observer: (any RequestObserver)?
-    /// nil: the process-wide `MetricsSystem.factory`, looked up when recording so a backend
-    /// bootstrapped after the server was created is still used.
-    let metricsFactory: (any MetricsFactory)?
+    private let metrics: HTTPMetricHandles
+
+    /// `metricsFactory` nil: the process-wide `MetricsSystem.factory`, looked up when a route is
+    /// first answered, so a backend bootstrapped after the server was created is still used.
+    init(logger: Logger, observer: (any RequestObserver)?, metricsFactory: (any MetricsFactory)?) {
+        self.logger = logger
+        self.observer = observer
+        self.metrics = HTTPMetricHandles(factory: metricsFactory)
+    }
 
     /// - Parameter method: nil when the request could not even be parsed.
     func record(
@@ -30,7 +36,7 @@ struct AccessLog: Sendable {
                 "method": .string(methodName),
                 "route": .string(route),
                 "status": .stringConvertible(status),
-                "duration_ms": .string(Self.milliseconds(duration)),
+                "duration_ms": .stringConvertible(Self.milliseconds(duration)),
             ]
             for (key, value) in response.logMetadata where metadata[key] == nil {
                 metadata[key] = .string(value)
@@ -38,15 +44,9 @@ struct AccessLog: Sendable {
             logger.info("request", metadata: metadata)
         }
 
-        let factory = metricsFactory ?? MetricsSystem.factory
-        Counter(
-            label: "http_requests_total",
-            dimensions: [("route", route), ("method", methodName), ("status", String(status))], factory: factory
-        ).increment()
-        Metrics.Timer(
-            label: "http_request_duration_seconds", dimensions: [("route", route), ("method", methodName)],
-            factory: factory
-        ).recordNanoseconds(Self.nanoseconds(duration))
+        let handles = metrics.handles(route: route, method: methodName, status: status)
+        handles.requests.increment()
+        handles.duration.recordNanoseconds(Self.nanoseconds(duration))
 
         observer?.requestCompleted(
             CompletedRequest(
@@ -59,9 +59,8 @@ struct AccessLog: Sendable {
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
-    static func milliseconds(_ duration: Duration) -> String {
-        let micros = nanoseconds(duration) / 1000
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    /// To the microsecond; a number, which JSON logs write as one.
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(nanoseconds(duration) / 1000) / 1000
     }
 }

@@ -21,8 +21,17 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String?
     /// The matched template, e.g. "/v1/users/{user_id}/devices".
     public var routeTemplate: String
-    /// The server's logger with `request_id` metadata set, so handler log lines carry it.
-    public var logger: Logger
+    /// The server's logger with `request_id` metadata set, so handler log lines carry it. Made
+    /// when asked for: setting metadata copies the logger's storage, and most requests log nothing.
+    public var logger: Logger {
+        get {
+            var logger = serverLogger
+            logger[metadataKey: "request_id"] = .string(requestID)
+            return logger
+        }
+        set { serverLogger = newValue }
+    }
+    private var serverLogger: Logger
 
     public init(
         method: HTTPMethod, path: String, query: QueryParameters = QueryParameters(), headers: HTTPHeaders = [:],
@@ -40,8 +49,6 @@ public struct HTTPRequest: Sendable {
         self.requestID = requestID
         self.remoteAddress = remoteAddress
         self.routeTemplate = routeTemplate
-        var logger = logger ?? Logger(label: "HTTPServer.request")
-        logger[metadataKey: "request_id"] = .string(requestID)
-        self.logger = logger
+        self.serverLogger = logger ?? Logger(label: "HTTPServer.request")
     }
 }

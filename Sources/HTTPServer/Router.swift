@@ -47,6 +47,15 @@ public struct Router: Sendable {
         routes.append(Route(method: method, body: body, bodyLimit: bodyLimit, handler: handler, path: path))
     }
 
+    /// The same routes, each answered by what `wrap` makes of it (a gate in front of its handler).
+    public func wrappingHandlers(_ wrap: (Route) -> Handler) -> Router {
+        var wrapped = self
+        wrapped.routes = routes.map {
+            Route(method: $0.method, body: $0.body, bodyLimit: $0.bodyLimit, handler: wrap($0), path: $0.path)
+        }
+        return wrapped
+    }
+
     /// Every registered (method, template), in registration order.
     public var operations: [(method: HTTPMethod, template: String)] {
         routes.map { ($0.method, $0.template) }

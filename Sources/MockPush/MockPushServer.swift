@@ -7,7 +7,7 @@ import RegistryCrypto
 
 /// A stand-in for APNs and FCM (with Google's OAuth token endpoint) on one TLS port speaking
 /// HTTP/2 (ALPN `h2`). It verifies credentials as the real services do, records every request,
-/// and answers whatever it is scripted to. Tests run it in-process; `device-registry mock-push`
+/// and answers whatever it is scripted to. Tests run it in-process; the `mock-push` executable
 /// runs it for local setups.
 public final class MockPushServer: Sendable {
     public struct Configuration: Sendable {

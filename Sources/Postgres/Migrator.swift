@@ -4,11 +4,25 @@ import Foundation
 /// `schema_migrations` with a checksum. A session advisory lock makes instances that start together
 /// take turns; the later ones find nothing left to do. It needs a session of its own, so it
 /// refuses a connection through a pooler (`MigrationError.behindPooler`).
+///
+/// A migration never stalls traffic for long: each waits at most `lockTimeout` for a table lock
+/// (an `ALTER TABLE devices` queued behind a long transaction would queue every registration
+/// behind it), then gives up, logs why, and is tried again after a growing pause. A file whose
+/// first line is `-- migration: no transaction` runs outside a transaction, so it can build an
+/// index `CONCURRENTLY`; it must hold one statement and be safe to run again (`IF NOT EXISTS`),
+/// and an INVALID index it names (left by a run that failed) is dropped before it runs.
 public struct Migrator: Sendable {
     /// Arbitrary, fixed: every instance of the service must use the same one.
     static let advisoryLockKey: Int64 = 0x5245_4749_5354_5259  // "REGISTRY"
+    /// `lock_not_available`: what PostgreSQL reports when `lock_timeout` ran out.
+    static let lockNotAvailable = "55P03"
 
     public let migrations: [Migration]
+    /// How long a migration's statement may wait for a lock before it gives up and is retried.
+    public var lockTimeout: Duration = .seconds(5)
+    /// The pause before the first retry; it doubles after each, up to `maxRetryDelay`.
+    public var retryDelay: Duration = .seconds(1)
+    public var maxRetryDelay: Duration = .seconds(30)
 
     public init(migrations: [Migration]) {
         self.migrations = migrations.sorted { $0.version < $1.version }
@@ -44,14 +58,55 @@ public struct Migrator: Sendable {
     }
 
     /// Applies what is pending and returns it (empty when the database was current). Throws
-    /// `checksumMismatch` before applying anything when an applied migration changed.
+    /// `checksumMismatch` before applying anything when an applied migration changed. A migration
+    /// that ran out of `lockTimeout` is retried until it succeeds or the task is cancelled.
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [Migration] {
-        let applied = try await pool.withConnection { [migrations] connection in
+        var delay = retryDelay
+        var applied: [Int] = []
+        while true {
+            do {
+                applied += try await applyPending(pool)
+                break
+            } catch LockWait.timedOut(let migration, let appliedBefore) {
+                applied += appliedBefore
+                pool.logger.warning(
+                    "migration gave up waiting for a lock, so that requests are not queued behind it; retrying",
+                    metadata: [
+                        "version": "\(migration.version)", "name": "\(migration.name)",
+                        "lock_timeout_ms": "\(lockTimeout.roundedUpMilliseconds)",
+                        "retry_in_ms": "\(delay.roundedUpMilliseconds)",
+                        "hint": "a long transaction holds a lock on a table the migration changes",
+                    ])
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, maxRetryDelay)
+            }
+        }
+        if !applied.isEmpty {
+            pool.logger.notice("Applied migrations", metadata: ["versions": "\(applied)"])
+        }
+        return migrations.filter { applied.contains($0.version) }
+    }
+
+    private enum LockWait: Error {
+        /// `migration` ran out of `lockTimeout`; `applied` were recorded before it.
+        case timedOut(Migration, applied: [Int])
+    }
+
+    /// One attempt: under the advisory lock, applies what is pending in order and returns the
+    /// versions recorded. Throws `LockWait.timedOut` when a statement ran out of `lockTimeout`
+    /// (what it did was rolled back, or for a migration outside a transaction, left for the next
+    /// attempt to clean up).
+    private func applyPending(_ pool: PostgresPool) async throws -> [Int] {
+        try await pool.withConnection { [migrations, lockTimeout] connection in
             guard !connection.isBehindPooler else { throw MigrationError.behindPooler }
             return try connection.withoutTimeouts {
+                // Taken before lock_timeout is set: another instance migrating is waited for.
                 _ = try connection.query("SELECT pg_advisory_lock($1)", [Self.advisoryLockKey])
-                defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey]) }
+                defer {
+                    _ = try? connection.query("RESET lock_timeout")
+                    _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey])
+                }
                 try connection.execute(
                     """
                     CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -63,22 +118,51 @@ public struct Migrator: Sendable {
                     """)
                 let recorded = try Self.recordedChecksums(connection)
                 if let changed = Self.firstMismatch(migrations, recorded) { throw changed }
-                let pending = migrations.filter { recorded[$0.version] == nil }
-                for migration in pending {
-                    try connection.transaction { connection in
-                        try connection.execute(migration.sql)
-                        _ = try connection.query(
-                            "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-                            [migration.version, migration.name, migration.checksum])
+                try connection.execute("SET lock_timeout TO \(lockTimeout.roundedUpMilliseconds)")
+                var applied: [Int] = []
+                for migration in migrations where recorded[migration.version] == nil {
+                    do {
+                        try Self.apply(migration, on: connection)
+                    } catch PostgresError.server(let sqlstate, _) where sqlstate == Self.lockNotAvailable {
+                        throw LockWait.timedOut(migration, applied: applied)
                     }
+                    applied.append(migration.version)
                 }
-                return pending.map(\.version)
+                return applied
             }
         }
-        if !applied.isEmpty {
-            pool.logger.notice("Applied migrations", metadata: ["versions": "\(applied)"])
+    }
+
+    private static func apply(_ migration: Migration, on connection: PostgresConnection) throws {
+        let record = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
+        guard migration.runsInTransaction else {
+            try dropInvalidIndexes(namedIn: migration, on: connection)
+            try connection.execute(migration.sql)
+            _ = try connection.query(record, [migration.version, migration.name, migration.checksum])
+            return
         }
-        return migrations.filter { applied.contains($0.version) }
+        try connection.transaction { connection in
+            try connection.execute(migration.sql)
+            _ = try connection.query(record, [migration.version, migration.name, migration.checksum])
+        }
+    }
+
+    /// A `CREATE INDEX CONCURRENTLY` that failed (a lock timeout, a duplicate) leaves an INVALID
+    /// index behind, which `IF NOT EXISTS` would then keep for good: drop the ones the migration
+    /// names, so that it builds them afresh.
+    private static func dropInvalidIndexes(namedIn migration: Migration, on connection: PostgresConnection) throws {
+        let invalid = try connection.query(
+            """
+            SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE NOT i.indisvalid AND c.relnamespace = current_schema()::regnamespace
+            """
+        ).rows.map { try $0.string("name") }
+        let words = Set(
+            migration.sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+        for name in invalid where words.contains(name.lowercased()) {
+            let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            try connection.execute("DROP INDEX CONCURRENTLY IF EXISTS \(quoted)")
+        }
     }
 
     /// For /readyz: the database answers and has every migration, unchanged.

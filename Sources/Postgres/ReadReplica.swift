@@ -29,7 +29,9 @@ public final class ReadReplica: Sendable {
     let pollEvery: Duration
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
+    /// Recorded only while the replica answers; `db_replica_up` says whether it does.
     private let lag = Gauge(label: "db_replica_lag_seconds")
+    private let up = Gauge(label: "db_replica_up")
     private let replicaReads = Counter(label: "db_reads_total", dimensions: [("server", "replica")])
     private let primaryReads = Counter(label: "db_reads_total", dimensions: [("server", "primary")])
 
@@ -101,7 +103,8 @@ public final class ReadReplica: Sendable {
             // Further behind than the history: at least as old as its oldest sample.
             return .now - (state.replayedAsOf ?? state.samples[0].at)
         }
-        lag.record(lagging.map { Double($0.nanoseconds) / 1e9 } ?? -1)
+        up.record(lagging == nil ? 0 : 1)
+        if let lagging { lag.record(Double(lagging.nanoseconds) / 1e9) }
     }
 
     /// How long primary positions are kept: enough to measure a lag well past the bound.

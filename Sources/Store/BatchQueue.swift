@@ -21,7 +21,10 @@ final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
 
     private struct Waiting {
         let item: Item
-        let continuation: CheckedContinuation<Outcome, any Error>
+        /// Unsafe, not checked: a checked one allocates a canary per request, and every path
+        /// here (refusal, `drain`, `expireWaiting`) resumes a waiter only after taking it out of
+        /// `queue` under the lock, so exactly once.
+        let continuation: UnsafeContinuation<Outcome, any Error>
         let deadline: ContinuousClock.Instant
     }
 
@@ -60,7 +63,7 @@ final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
     }
 
     func submit(_ item: Item) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withUnsafeThrowingContinuation { continuation in
             let (admitted, startRunner, watchDeadlines) = state.withLockedValue { state in
                 guard state.queue.count < maxLength else { return (false, false, false) }
                 // Taken under the lock, so the queue stays in deadline order.

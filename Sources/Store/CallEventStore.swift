@@ -14,12 +14,16 @@ public struct CallEventStore: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    private static let columns =
-        "id, digest, type, state, deadline, result::text AS result, job_id::text AS job_id, created_at, finished_at"
+    private static let columns = """
+        id, digest, type, state, deadline, result::text AS result, job_id::text AS job_id, created_at, finished_at,
+        lease_until
+        """
 
-    /// Inserts the id as `running`, or takes over a row older than the dedupe window; otherwise
-    /// returns the row that holds the id. One statement: two instances claiming the same id at
-    /// once are serialised by its primary key, and exactly one gets `.claimed`.
+    /// Inserts the id as `running` with a lease (`StoredCallEvent.lease`), or takes over a row older
+    /// than the dedupe window, or the same event whose poster stopped renewing its lease before
+    /// the event's deadline (it died before its results were written); otherwise returns the row
+    /// that holds the id. Two instances claiming the same id at once are serialised by its row,
+    /// and exactly one gets `.claimed`.
     public func claim(id: String, digest: String, type: String, deadline: Date) async throws -> CallEventClaim {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
@@ -38,23 +42,55 @@ public struct CallEventStore: Sendable {
     {
         let claimed = try connection.queryPrepared(
             """
-            INSERT INTO call_events AS e (id, digest, type, state, deadline, result, job_id, finished_at)
+            INSERT INTO call_events AS e (id, digest, type, state, deadline, result, job_id, finished_at, lease_until)
             SELECT $1, $2, $3, CASE WHEN $6::uuid IS NULL THEN 'running' ELSE 'done' END, $4,
                    CASE WHEN $6::uuid IS NOT NULL THEN '[]'::jsonb END, $6::uuid,
-                   CASE WHEN $6::uuid IS NOT NULL THEN clock_timestamp() END
+                   CASE WHEN $6::uuid IS NOT NULL THEN clock_timestamp() END,
+                   CASE WHEN $6::uuid IS NULL THEN clock_timestamp() + make_interval(secs => $7) END
             ON CONFLICT (id) DO UPDATE
                SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = EXCLUDED.state,
                    deadline = EXCLUDED.deadline, result = EXCLUDED.result, job_id = EXCLUDED.job_id,
-                   created_at = clock_timestamp(), finished_at = EXCLUDED.finished_at
+                   created_at = clock_timestamp(), finished_at = EXCLUDED.finished_at,
+                   lease_until = EXCLUDED.lease_until
              WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
             RETURNING \(columns)
-            """, [event.id, event.digest, event.type, deadline, Int(dedupeWindow), job]
+            """, [event.id, event.digest, event.type, deadline, Int(dedupeWindow), job, Int(StoredCallEvent.lease)]
         ).rows.first
         if let claimed { return .claimed(try decode(claimed)) }
+        if job == nil, let takenOver = try takeOver(on: connection, event) { return .claimed(takenOver) }
         // The row that won cannot have gone since: only the prune deletes, and only old rows.
         let existing = try connection.queryPrepared("SELECT \(columns) FROM call_events WHERE id = $1", [event.id])
             .rows[0]
         return .existing(try decode(existing))
+    }
+
+    /// The same event, still `running` past its lease and before its deadline: its poster died
+    /// before writing results (maybe before sending anything), so this poster sends it. The row
+    /// keeps its `created_at` and `deadline`: the ring's window is the first claim's.
+    private static func takeOver(on connection: PostgresConnection, _ event: CallEventHandOver) throws
+        -> StoredCallEvent?
+    {
+        try connection.queryPrepared(
+            """
+            UPDATE call_events SET lease_until = clock_timestamp() + make_interval(secs => $3)
+             WHERE id = $1 AND digest = $2 AND state = 'running' AND job_id IS NULL
+               AND lease_until < clock_timestamp() AND deadline > clock_timestamp()
+            RETURNING \(columns)
+            """, [event.id, event.digest, Int(StoredCallEvent.lease)]
+        ).rows.first.map(decode)
+    }
+
+    /// Extends the lease of a claimed event its poster is still sending; a no-op once it is done.
+    public func renewLease(id: String) async throws {
+        try await StoreFailure.translating {
+            _ = try await pool.withConnection { connection in
+                try connection.queryPrepared(
+                    """
+                    UPDATE call_events SET lease_until = clock_timestamp() + make_interval(secs => $2)
+                     WHERE id = $1 AND state = 'running'
+                    """, [id, Int(StoredCallEvent.lease)])
+            }
+        }
     }
 
     /// Stores the results of a claimed event and marks it done; for one sent as a push job, the
@@ -65,7 +101,8 @@ public struct CallEventStore: Sendable {
                 try connection.queryPrepared(
                     """
                     UPDATE call_events
-                       SET state = 'done', result = $2::jsonb, job_id = $3::uuid, finished_at = clock_timestamp()
+                       SET state = 'done', result = $2::jsonb, job_id = $3::uuid, finished_at = clock_timestamp(),
+                        lease_until = NULL
                      WHERE id = $1 AND state = 'running'
                     """, [id, resultJSON, jobID])
             }
@@ -121,6 +158,6 @@ public struct CallEventStore: Sendable {
             id: try row.string("id"), digest: try row.string("digest"), type: try row.string("type"), state: state,
             deadline: try row.date("deadline"), resultJSON: row["result"], jobID: row["job_id"],
             createdAt: try row.date("created_at"),
-            finishedAt: try row.optionalDate("finished_at"))
+            finishedAt: try row.optionalDate("finished_at"), leaseUntil: try row.optionalDate("lease_until"))
     }
 }

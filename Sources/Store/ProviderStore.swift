@@ -43,14 +43,16 @@ public struct ProviderStore: Sendable {
         """
 
     /// Creates or replaces a provider; `created` tells which. Changing the service of a provider
-    /// that still has devices is a conflict: their tokens would no longer fit it. `endpoint` is
-    /// replaced like every provider field, and so are `callFormat` and `templates`; the credentials
-    /// change only as `credentials` says, and are removed when the service changes (they were for
-    /// the other one). Devices keep their payload keys whatever the format becomes: they are
+    /// that still has devices is a conflict: their tokens would no longer fit it. The provider's
+    /// own fields are replaced; `endpoint`, `callFormat` and `templates` change only when set
+    /// (kept, a new provider gets no endpoint, `stream` and no templates), so rotating a key or
+    /// fixing a topic never changes the payload the app parses. The credentials change only as
+    /// `credentials` says; a service change removes them and a kept endpoint (both were for the
+    /// other service). Devices keep their payload keys whatever the format becomes: they are
     /// simply unused until the provider is `signalwire` again.
     public func put(
-        _ provider: Provider, endpoint: String? = nil, callFormat: CallFormat = .stream,
-        templates: NotificationTemplates = .none, credentials: CredentialChange = .keep
+        _ provider: Provider, endpoint: FieldChange<String?> = .keep, callFormat: FieldChange<CallFormat> = .keep,
+        templates: FieldChange<NotificationTemplates> = .keep, credentials: CredentialChange = .keep
     ) async throws -> (provider: StoredProvider, created: Bool) {
         defer { snapshot.invalidate() }
         return try await StoreFailure.translating {
@@ -70,17 +72,21 @@ public struct ProviderStore: Sendable {
                 var row = try connection.queryPrepared(
                     """
                     INSERT INTO providers (name, service, topic, project_id, endpoint, call_format, templates)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+                    VALUES ($1, $2, $3, $4, $5, COALESCE($6, 'stream'), COALESCE($7::jsonb, '{}'::jsonb))
                     ON CONFLICT (name) DO UPDATE
                        SET service = EXCLUDED.service, topic = EXCLUDED.topic, project_id = EXCLUDED.project_id,
-                           endpoint = EXCLUDED.endpoint, call_format = EXCLUDED.call_format,
-                           templates = EXCLUDED.templates, updated_at = clock_timestamp(),
+                           endpoint = CASE WHEN $8::boolean AND providers.service = EXCLUDED.service
+                                           THEN providers.endpoint ELSE EXCLUDED.endpoint END,
+                           call_format = CASE WHEN $6 IS NULL THEN providers.call_format ELSE EXCLUDED.call_format END,
+                           templates = CASE WHEN $7::jsonb IS NULL THEN providers.templates ELSE EXCLUDED.templates END,
+                           updated_at = clock_timestamp(),
                            \(Self.credentialColumns.map { "\($0) = CASE WHEN providers.service = EXCLUDED.service THEN providers.\($0) END" }.joined(separator: ", "))
                     RETURNING \(Self.columns)
                     """,
                     [
-                        provider.name.value, provider.service.rawValue, provider.topic, provider.projectID, endpoint,
-                        callFormat.rawValue, templates.json.text,
+                        provider.name.value, provider.service.rawValue, provider.topic, provider.projectID,
+                        endpoint.newValue ?? nil, callFormat.newValue?.rawValue, templates.newValue?.json.text,
+                        endpoint.isKept,
                     ]
                 ).rows[0]
                 if let update = credentials.update {

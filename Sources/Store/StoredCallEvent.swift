@@ -21,6 +21,14 @@ public struct StoredCallEvent: Sendable, Equatable {
     public var jobID: String?
     public var createdAt: Date
     public var finishedAt: Date?
+    /// Until when its poster holds it while `running` (renewed as it sends); nil for an event
+    /// sent as a push job, and once done.
+    public var leaseUntil: Date? = nil
+
+    /// How long a claim holds without renewal: a poster renews it every `lease / 4` while it
+    /// sends, so only a dead (or cut off) poster lets it lapse, and a redelivery then rings within
+    /// seconds, well inside a ring's 30 s.
+    public static let lease: TimeInterval = 4
 
     /// How long after its deadline a row still `running` is taken for a crashed poster's: the
     /// poster writes its results within moments of the deadline, so this is the time a slow
@@ -31,6 +39,12 @@ public struct StoredCallEvent: Sendable, Equatable {
     /// `CallEventStore.dedupeWindow`); after that, the id is a new event.
     public func dedupes(at now: Date) -> Bool {
         now.timeIntervalSince(createdAt) < CallEventStore.dedupeWindow
+    }
+
+    /// Still `running` past its lease and before its deadline: a post of the same event may take
+    /// it over (`CallEventStore.claim` decides, on the database's clock).
+    public func isTakeable(at now: Date) -> Bool {
+        state == .running && jobID == nil && (leaseUntil.map { $0 < now } ?? false) && now < deadline
     }
 
     /// Still `running` long after its poster stopped sending: the poster died before writing its

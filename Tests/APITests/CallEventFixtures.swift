@@ -30,12 +30,12 @@ enum CallEvents {
     /// Now, to the second: what a `ringing_at` in a body can say exactly.
     static var wholeSecondNow: Date { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
 
-    /// The Stream fields of the seed call pushed to `artem` as `type`, untemplated (empty title
-    /// and body, as Stream sends them without a template), in the seed's key order.
-    static func streamFields(_ type: String) -> String {
+    /// The Stream fields of the seed call pushed to `artem` as `type`, with `title` and `body`
+    /// (a ring's are empty, as Stream sends them), in the seed's key order.
+    static func streamFields(_ type: String, title: String = "", body: String = "") -> String {
         #"{"sender":"stream.video","type":"\#(type)","version":"v2","call_cid":"default:call_id_123","#
             + #""call_display_name":"","created_by_id":"john_doe","created_by_display_name":"John Doe","#
-            + #""receiver_id":"artem","title":"","body":""}"#
+            + #""receiver_id":"artem","title":"\#(title)","body":"\#(body)"}"#
     }
 
     /// The push requests the mock received (token requests left out), oldest first.

@@ -18,7 +18,7 @@ extension PushJobTests {
 
     @Test func aRingForMoreThanAThousandUsersIsAJobThatRingsEachDeviceOnceInItsFormat() async throws {
         let users = 1200
-        try await withJobServer(users: users) { setup in
+        try await withJobServer(users: users, iosTokens: "voip") { setup in
             let server = setup.server
             let event = CallEvents.body(
                 "evt_townhall", users: PushJobFixture.userIDs(users), ringingAt: CallEvents.wholeSecondNow)
@@ -108,7 +108,7 @@ extension PushJobTests {
     }
 
     @Test func anAsyncEventForAFewUsersIsAJobThatKeepsTheTokenRule() async throws {
-        try await withJobServer(users: 2) { setup in
+        try await withJobServer(users: 2, iosTokens: "voip") { setup in
             // fan-0 has a VoIP token, fan-1 an FCM one: a missed call never reaches a VoIP token.
             var event = CallEvents.body("evt_missed_async", type: "call.missed", users: PushJobFixture.userIDs(2))
             event["async"] = true
@@ -121,7 +121,7 @@ extension PushJobTests {
     }
 
     @Test func aRingJobPastItsTTLSendsNothing() async throws {
-        try await withJobServer(users: 20) { setup in
+        try await withJobServer(users: 20, iosTokens: "voip") { setup in
             var event = CallEvents.body(
                 "evt_late", users: PushJobFixture.userIDs(20), ringingAt: Date().addingTimeInterval(-31))
             event["async"] = true

@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import MockPush
 import PushTestSupport
@@ -77,14 +78,22 @@ struct CallEventTests {
             #expect(alert.deviceToken == Tokens.apns(2))
             #expect(alert.headers["apns-push-type"] == "alert")
             #expect(alert.headers["apns-topic"] == "com.example.app")
+            // The same event delivered twice replaces its banner.
+            #expect(alert.headers["apns-collapse-id"] == NameBasedUUID.eventUUID("evt_missed"))
+            // Without a template, the built-in text; without a ttl, a missed call's day.
+            let fields = CallEvents.streamFields("call.missed", title: "Missed call", body: "Missed call from John Doe")
             #expect(
                 alert.body
-                    == #"{"aps":{"alert":{"title":"","body":""},"category":"stream.video","mutable-content":1,"#
-                    + #""sound":"default","thread-id":"video-default:call_id_123"},"#
-                    + #""stream":\#(CallEvents.streamFields("call.missed"))}"#)
+                    == #"{"aps":{"alert":{"title":"Missed call","body":"Missed call from John Doe"},"#
+                    + #""category":"stream.video","mutable-content":1,"#
+                    + #""sound":"default","thread-id":"video-default:call_id_123"},"stream":\#(fields)}"#)
+            let expiration = try #require(alert.headers["apns-expiration"].flatMap { Double($0) })
+            #expect(abs(expiration - Date().addingTimeInterval(86_400).timeIntervalSince1970) < 60)
             let fcm = try CallEvents.fcmMessage(try #require(pushes.first { $0.endpoint == .fcm }))
-            #expect(fcm["data"] as? NSDictionary == (try CallEvents.object(CallEvents.streamFields("call.missed"))))
+            #expect(fcm["data"] as? NSDictionary == (try CallEvents.object(fields)))
             #expect((fcm["android"] as? [String: Any])?["priority"] as? String == "high")
+            let ttl = try #require((fcm["android"] as? [String: Any])?["ttl"] as? String)
+            #expect(ttl.hasPrefix("86399.") || ttl.hasPrefix("86400"), "\(ttl)")
         }
     }
 

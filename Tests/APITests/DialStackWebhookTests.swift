@@ -153,4 +153,42 @@ struct DialStackWebhookTests {
             #expect(CallEvents.pushes(setup.mock).isEmpty)
         }
     }
+
+    /// Both push services answering after 5 s: DialStack still gets its answer at the webhook's
+    /// budget (2.5 s; asserted with room to spare, well short of the 5 s), the ring goes on.
+    @Test func pushServicesAt5sDoNotHoldTheAnswer() async throws {
+        try await withWebhookServer { setup in
+            for service in [MockReply.Service.apns, .fcm] {
+                setup.mock.server.script(MockReply(service: service, delayMilliseconds: 5000))
+            }
+            let body = CallEvents.wakeup("evt_both_slow")
+            let started = ContinuousClock.now
+            let answer = try await deliver(
+                setup.server, body, signature: CallEvents.signature(body, secret: Self.secret))
+            let took = started.duration(to: .now)
+            #expect(answer.status == 200)
+            #expect(answer.object?["state"] as? String == "running")
+            #expect(took < .milliseconds(4500), "answered after \(took)")
+        }
+    }
+
+    /// A withheld number DialStack spells "anonymous" (or an extension, a short code) is not
+    /// E.164: it is dropped, logged and counted, and the phone rings all the same.
+    @Test func anAnonymousFromNumberRings() async throws {
+        try await withWebhookServer { setup in
+            let body =
+                #"{"id":"evt_anonymous","type":"call.mobile_push_wakeup","data":{"call_id":"call_9","#
+                + #""user_id":"artem","from_number":"anonymous","from_name":"","to_number":"204"}}"#
+            let answer = try await deliver(
+                setup.server, body, signature: CallEvents.signature(body, secret: Self.secret))
+            #expect(answer.status == 200, "\(answer.body)")
+            #expect(answer.object?["duplicate"] as? Bool == false)
+            #expect(CallEvents.pushes(setup.mock).count == 2)
+            let voip = try #require(CallEvents.pushes(setup.mock).first { $0.endpoint == .apns })
+            #expect(voip.body.contains(#""created_by_id":"anonymous""#), "\(voip.body)")
+            let logs = setup.server.logs.joined
+            #expect(logs.contains("a DialStack webhook field was dropped"))
+            #expect(logs.contains("data.from_number") && logs.contains("data.to_number"))
+        }
+    }
 }

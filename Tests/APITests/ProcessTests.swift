@@ -6,18 +6,34 @@ import Testing
 /// The real binary: commands, configuration, logs, metrics and signals.
 @Suite("device-registry as a process")
 struct ProcessTests {
-    /// `serve` on port 0 with JSON logs, over a fresh database; returns the process and its port.
-    static func serve(_ databaseURL: String, _ extra: [String: String] = [:]) async throws -> (RegistryProcess, Int) {
+    /// `serve` on port 0 with JSON logs and no drain at shutdown, over a fresh database; returns
+    /// the process and its public port once its database setup is done (or, without
+    /// `waitForSetup`, once it listens).
+    static func serve(_ databaseURL: String, _ extra: [String: String] = [:], waitForSetup: Bool = true) async throws
+        -> (RegistryProcess, Int)
+    {
         let server = try RegistryProcess(
             ["serve"],
-            environment: ["DATABASE_URL": databaseURL, "PORT": "0", "LOG_FORMAT": "json"].merging(extra) { $1 })
-        let listening = try await server.waitForLine { $0.contains("listening") }
+            environment: [
+                "DATABASE_URL": databaseURL, "PORT": "0", "LOG_FORMAT": "json", "SHUTDOWN_DRAIN_SECONDS": "0",
+            ].merging(extra) { $1 })
+        let port = try await listeningPort(server, listener: nil)
+        if waitForSetup { _ = try await server.waitForLine { $0.contains("database setup complete") } }
+        return (server, port)
+    }
+
+    /// The port of the public listener (`listener` nil) or the operations listener ("ops").
+    static func listeningPort(_ server: RegistryProcess, listener: String?) async throws -> Int {
+        let listening = try await server.waitForLine { line in
+            line.contains("http server listening")
+                && (listener.map { line.contains(#""listener":"\#($0)""#) } ?? !line.contains(#""listener":"#))
+        }
         let object = try JSONSerialization.jsonObject(with: Data(listening.utf8)) as? [String: Any]
         let address = object?["address"] as? String ?? ""
         guard let port = Int(address.split(separator: ":").last ?? "") else {
             throw TestFailure("no port in \(listening)")
         }
-        return (server, port)
+        return port
     }
 
     static func get(_ port: Int, _ path: String, key: String? = nil) async throws -> TestResponse {
@@ -148,7 +164,7 @@ struct ProcessTests {
     @Test func startsWhileTheDatabaseIsDownAndBecomesReadyWhenItReturns() async throws {
         let cluster = try await ThrowawayCluster.start()
         try await cluster.stop(mode: "fast")
-        let (server, port) = try await Self.serve(cluster.url, ["DB_CONNECT_TIMEOUT_MS": "1000"])
+        let (server, port) = try await Self.serve(cluster.url, ["DB_CONNECT_TIMEOUT_MS": "1000"], waitForSetup: false)
         #expect(try await Self.get(port, "/healthz").status == 200)
         #expect(try await Self.get(port, "/readyz").status == 503)
         try await cluster.start()

@@ -64,6 +64,17 @@ import Testing
         await pool.shutdown()
         #expect(String(decoding: try #require(secret), as: UTF8.self).contains("ABCDE12345"))
         #expect(keys[token.value] == payloadKey.key)
+
+        // `providers add` again to fix the topic, without --call-format: the format and the
+        // credentials stay as they were.
+        let fixed = try await RegistryProcess.run(
+            ["providers", "add", "ios", "--service", "apns", "--topic", "com.example.app2"], environment: environment)
+        #expect(fixed.code == 0, "\(fixed.stderr)")
+        let check = PostgresPool(configuration: PostgresConfiguration(url: database.url), logger: .init(label: "test"))
+        let after = try await ProviderStore(pool: check).provider(named: try ProviderName("ios"))
+        await check.shutdown()
+        #expect(after.callFormat == .signalwire && after.provider.topic == "com.example.app2")
+        #expect(after.credentials?.keyFingerprint == fingerprint)
         let output = (withoutTeam.stdout + withoutTeam.stderr + stored.stdout + stored.stderr + resealed.stderr)
             .joined(separator: "\n")
         #expect(!output.contains("PRIVATE KEY"))

@@ -3,12 +3,12 @@ import MockPush
 import Postgres
 import TestSupport
 
-/// Devices and bodies for the push-job suites: `users` users `fan-0…`, even ones with a VoIP
-/// token on `ios` (`Tokens.apns(i)`), odd ones with an FCM token on `android` (`Tokens.fcm(i)`),
-/// written straight into the database (registering them one request at a time would be most of
-/// the test).
+/// Devices and bodies for the push-job suites: `users` users `fan-0…`, even ones with an APNs
+/// token on `ios` (`Tokens.apns(i)`; remote for the jobs' alert, `voip` for rings), odd ones with
+/// an FCM token on `android` (`Tokens.fcm(i)`), written straight into the database (registering
+/// them one request at a time would be most of the test).
 enum PushJobFixture {
-    static func seedDevices(_ pool: PostgresPool, users: Int) async throws {
+    static func seedDevices(_ pool: PostgresPool, users: Int, iosTokens: String = "apns") async throws {
         try await pool.withConnection { connection in
             _ = try connection.query(
                 """
@@ -16,17 +16,18 @@ enum PushJobFixture {
                 SELECT CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
                        CASE WHEN i % 2 = 0 THEN lpad(to_hex(i + 4096), 64, '0')
                             ELSE 'fcm-token:' || i || '_abc-DEF.' || i END,
-                       CASE WHEN i % 2 = 0 THEN 'voip' ELSE 'fcm' END,
+                       CASE WHEN i % 2 = 0 THEN $2 ELSE 'fcm' END,
                        'fan-' || i, CASE WHEN i % 2 = 0 THEN 'production' END, now(), now(), now()
                   FROM generate_series(0, $1 - 1) AS i
-                """, [users])
+                """, [users, iosTokens])
         }
     }
 
     static func userIDs(_ users: Int) -> [String] { (0..<users).map { "fan-\($0)" } }
 
+    /// An alert: a job never rings (`VoIPPushRule`).
     static var apnsSection: [String: Any] {
-        ["push_type": "voip", "priority": 10, "payload": ["aps": [:], "event": "live_started"]]
+        ["push_type": "alert", "priority": 10, "payload": ["aps": ["alert": "Live now"], "event": "live_started"]]
     }
     static var fcmSection: [String: Any] { ["message": ["data": ["event": "live_started"]]] }
 

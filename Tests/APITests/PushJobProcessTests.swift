@@ -66,7 +66,10 @@ struct PushJobProcessTests {
 
     /// Providers pointed at the mock, the seeded devices, and a job for all of them (a push, or
     /// `body` posted to `path`); its location.
-    func startJob(_ port: Int, _ cluster: Cluster, path: String = "/v1/push", body: [String: Any]? = nil)
+    func startJob(
+        _ port: Int, _ cluster: Cluster, path: String = "/v1/push", body: [String: Any]? = nil,
+        iosTokens: String = "apns"
+    )
         async throws -> String
     {
         let mock = cluster.mock
@@ -89,7 +92,7 @@ struct PushJobProcessTests {
         #expect(android.status == 201, "\(android.body)")
         let pool = PostgresPool(
             configuration: PostgresConfiguration(url: cluster.database.url), logger: Logger(label: "seed"))
-        try await PushJobFixture.seedDevices(pool, users: Self.users)
+        try await PushJobFixture.seedDevices(pool, users: Self.users, iosTokens: iosTokens)
         await pool.shutdown()
         let posted = try await send(
             port, cluster, "POST", path, body: try json(body ?? PushJobFixture.body(users: Self.users)))
@@ -167,7 +170,8 @@ struct PushJobProcessTests {
             // A missed call for every user: FCM devices get it, VoIP ones are skipped by the token rule.
             let event = CallEvents.body(
                 "evt_takeover", type: "call.missed", users: PushJobFixture.userIDs(Self.users), ttl: "1h")
-            let location = try await startJob(victimPort, cluster, path: "/v1/call-events", body: event)
+            let location = try await startJob(
+                victimPort, cluster, path: "/v1/call-events", body: event, iosTokens: "voip")
             while PushJobFixture.pushCount(cluster.mock.server) < Self.users / 8 {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -181,9 +185,9 @@ struct PushJobProcessTests {
             try await Task.sleep(for: .seconds(1.5))
             let metrics = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
             #expect((metrics[#"push_job_pushes_total{status="sent"}"#] ?? 0) > 0, "\(metrics)")
-            #expect(metrics["push_jobs_queued"] == 0)
+            #expect(metrics[#"push_jobs_queued{scope="database"}"#] == 0)
             #expect(metrics["push_jobs_in_flight"] == 0)
-            #expect(metrics["push_jobs_oldest_queued_seconds"] == 0)
+            #expect(metrics[#"push_jobs_oldest_queued_seconds{scope="database"}"#] == 0)
             survivor.signal(SIGTERM)
             try await survivor.waitForExit(within: .seconds(20))
         }

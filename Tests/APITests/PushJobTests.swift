@@ -12,8 +12,8 @@ struct PushJobTests {
     /// A server with workers, the `ios` (APNs) and `android` (FCM) providers of
     /// `withMockPushServer`, and `users` seeded users; the sender keeps its default settings.
     func withJobServer(
-        users: Int, concurrency: Int = 128, workers: Bool = true, maxQueued: Int = 2_000_000,
-        _ body: (PushServerSetup) async throws -> Void
+        users: Int, iosTokens: String = "apns", concurrency: Int = 128, workers: Bool = true,
+        maxQueued: Int = 2_000_000, _ body: (PushServerSetup) async throws -> Void
     ) async throws {
         let configure = { (options: inout TestServer.Options) in
             options.sender = TestServer.Options().sender
@@ -24,7 +24,7 @@ struct PushJobTests {
             options.api.pushJobs.maxQueued = maxQueued
         }
         try await withMockPushServer(configure: configure) { setup in
-            try await PushJobFixture.seedDevices(setup.server.pool, users: users)
+            try await PushJobFixture.seedDevices(setup.server.pool, users: users, iosTokens: iosTokens)
             try await body(setup)
         }
     }
@@ -222,7 +222,7 @@ struct PushJobTests {
     @Test func aSynchronousPushWhileAJobRunsKeepsItsLatency() async throws {
         try await withJobServer(users: 10_000) { setup in
             let server = setup.server
-            _ = try await server.register(user: "ringer", token: Tokens.apns(999_999), provider: "ios", type: "voip")
+            _ = try await server.register(user: "ringer", token: Tokens.apns(999_999), provider: "ios", type: "apns")
             func ring() async throws -> Duration {
                 let started = ContinuousClock.now
                 let response = try await server.request(

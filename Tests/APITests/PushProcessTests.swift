@@ -57,8 +57,10 @@ import Testing
             samples[#"push_sends_total{provider="ios",service="apns",status="token_invalid",reason="Unregistered"}"#]
                 == 1)
         #expect(samples[#"push_tokens_invalidated_total{provider="ios",action="deleted",reason="Unregistered"}"#] == 1)
-        #expect(samples[#"push_connections_opened{provider="ios"}"#] == 1)
-        #expect(samples[#"push_credentials_issued{provider="ios"}"#] == 1)
+        #expect(samples[#"push_connections_opened_total{provider="ios"}"#] == 1)
+        #expect(samples[#"push_credentials_issued_total{provider="ios"}"#] == 1)
+        #expect(metrics.body.contains("# TYPE push_connections_opened_total counter"))
+        #expect(samples[#"push_provider_unhealthy{provider="ios"}"#] == 0)
         #expect(samples.keys.contains { $0.hasPrefix("push_send_duration_seconds_bucket{") })
         #expect(samples[#"push_provider_token_renewals_total{key_id="\#(mock.keyID)"}"#] == 1)
         #expect(samples[#"push_open_connections{provider="ios"}"#] == 1)

@@ -54,6 +54,10 @@ struct ReplicaTests {
         func lag() async throws -> Double? {
             PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)["db_replica_lag_seconds"]
         }
+
+        func replicaUp() async throws -> Double? {
+            PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)["db_replica_up"]
+        }
     }
 
     static func withDeployment(_ body: (Deployment) async throws -> Void) async throws {
@@ -166,9 +170,12 @@ struct ReplicaTests {
             for _ in 0..<20 {
                 #expect(try await deployment.get("/v1/users/steady/devices").status == 200)
             }
+            #expect(try await Self.eventually { try await deployment.replicaUp() == 0 }, "db_replica_up says it")
+            #expect(try await deployment.lag() ?? 0 >= 0, "no made-up lag (such as -1) while it is down")
             try await deployment.replica.start()
             #expect(
                 try await Self.eventually(within: .seconds(20)) { try await deployment.readsFromTheReplica("steady") })
+            #expect(try await deployment.replicaUp() == 1)
         }
     }
 }

@@ -35,7 +35,7 @@ import Testing
         let event = try Fixtures.parse(
             #"{"id":"e1","type":"call.missed","user_ids":["u"],"call":{"id":"c"},"caller":{"id":"john"}}"#,
             arrivedAt: arrival)
-        #expect(event.ttl.seconds == 30)
+        #expect(event.ttl.seconds == 86_400)  // a missed call's: still news the next morning
         #expect(event.ringingAt == arrival)
         #expect(!event.ringingAtGiven)
         #expect(event.call.type == "default")
@@ -43,6 +43,10 @@ import Testing
         #expect(event.call.metadata == nil)
         #expect(event.caller.displayName == nil)
         #expect(event.toNumber == nil)
+        let ring = try Fixtures.parse(
+            #"{"id":"e2","type":"call.ring","user_ids":["u"],"call":{"id":"c"},"caller":{"id":"john"}}"#,
+            arrivedAt: arrival)
+        #expect(ring.ttl.seconds == 30)
     }
 
     @Test func everyEventTypeIsAccepted() throws {

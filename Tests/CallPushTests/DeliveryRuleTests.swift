@@ -53,7 +53,9 @@ import Testing
         #expect(
             decision
                 == .apns(
-                    APNsPushPlan(pushType: .alert, topic: "com.example.myapp", priority: 10, expiration: expiration)))
+                    APNsPushPlan(
+                        pushType: .alert, topic: "com.example.myapp", priority: 10, expiration: expiration,
+                        collapseID: NameBasedUUID.eventUUID(Fixtures.event(.missed).id))))
     }
 
     @Test func androidGetsWhatIsLeftOfTheTTL() {

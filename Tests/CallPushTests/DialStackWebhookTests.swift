@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aWakeupBecomesARingForTheUser() throws {
-        guard case .wakeup(let event) = try Self.parse(Self.wakeup) else {
+        guard case .wakeup(let event, let dropped) = try Self.parse(Self.wakeup) else {
             Issue.record("not a wakeup")
             return
         }
@@ -35,10 +35,11 @@ import Testing
         #expect(event.ringingAt == Fixtures.ringingAt)
         #expect(event.ringingAtGiven)
         #expect(event.ttl.seconds == 30)
+        #expect(dropped.isEmpty)
     }
 
     @Test func theRingRendersAsTheGuidesPushes() throws {
-        guard case .wakeup(let event) = try Self.parse(Self.wakeup) else { return }
+        guard case .wakeup(let event, let dropped) = try Self.parse(Self.wakeup) else { return }
         let user = event.userIDs[0]
         let voip = PushTarget(userID: user, tokenType: .voip, bundleID: Fixtures.bundleID)
         #expect(
@@ -61,12 +62,37 @@ import Testing
         let body =
             #"{"id":"evt_2","type":"call.mobile_push_wakeup","data":{"call_id":"c","user_id":"u","#
             + #""from_number":"","from_name":""}}"#
-        guard case .wakeup(let event) = try Self.parse(body) else { return }
+        guard case .wakeup(let event, let dropped) = try Self.parse(body) else { return }
         #expect(event.caller.id == DialStackWebhook.anonymousCaller)
         #expect(event.caller.phoneNumber == nil)
         #expect(event.caller.displayName == nil)
         #expect(event.ringingAt == Fixtures.now)
         #expect(!event.ringingAtGiven)
+        #expect(dropped.isEmpty)
+    }
+
+    /// Only `id`, `type`, `data.user_id` and `data.call_id` may refuse a ring: a number that is not
+    /// E.164, a name with a control character, a clock far ahead are dropped and named.
+    @Test func aMalformedOptionalFieldIsDroppedAndTheEventStillRings() throws {
+        let body =
+            #"{"id":"evt_4","type":"call.mobile_push_wakeup","data":{"call_id":"c","user_id":"u","#
+            + #""from_number":"anonymous","from_name":"A\u0007","to_number":"1234","#
+            + #""ringing_at":"2026-04-10T15:30:00Z"}}"#
+        guard case .wakeup(let event, let dropped) = try Self.parse(body, arrivedAt: Fixtures.ringingAt) else {
+            Issue.record("not a wakeup")
+            return
+        }
+        #expect(dropped.map(\.field) == ["data.from_number", "data.from_name", "data.to_number", "data.ringing_at"])
+        #expect(event.caller.id == "anonymous" && event.caller.phoneNumber == nil && event.caller.displayName == nil)
+        #expect(event.toNumber == nil)
+        #expect(event.ringingAt == Fixtures.ringingAt && !event.ringingAtGiven)
+        // An extension is no phone number, but it is who calls.
+        let fromExtension =
+            #"{"id":"evt_5","type":"call.mobile_push_wakeup","data":{"call_id":"c","user_id":"u","#
+            + #""from_number":"204","from_name":7}}"#
+        guard case .wakeup(let fromDesk, let droppedToo) = try Self.parse(fromExtension) else { return }
+        #expect(fromDesk.caller.id == "204" && fromDesk.caller.phoneNumber == nil)
+        #expect(droppedToo.map(\.field) == ["data.from_number", "data.from_name"])
     }
 
     @Test func otherEventTypesAreIgnored() throws {
@@ -82,10 +108,8 @@ import Testing
             _ = try Self.parse(body, arrivedAt: Fixtures.ringingAt)
             Issue.record("a broken wakeup was accepted")
         } catch {
-            #expect(
-                error.errors.map(\.field) == [
-                    "id", "data.call_id", "data.user_id", "data.from_number", "data.to_number", "data.ringing_at",
-                ])
+            // Only what a ring needs; the optional fields would have been dropped.
+            #expect(error.errors.map(\.field) == ["id", "data.call_id", "data.user_id"])
         }
         #expect(throws: ValidationErrors.self) { try Self.parse(#"{"id":"e","data":{}}"#) }
         #expect(throws: ValidationErrors.self) { try Self.parse(#"{"id":"e","type":"call.mobile_push_wakeup"}"#) }

@@ -63,14 +63,19 @@ import Testing
     }
 
     /// Every non-ringing type, both platforms: the seed's shape with that type and, without a
-    /// template, an empty title and body.
-    @Test(arguments: [CallEventType.notification, .missed, .liveStarted, .sessionStarted])
-    func everyNotificationTypeWithoutATemplate(type: CallEventType) throws {
+    /// template, the built-in title and body (an empty banner says nothing).
+    @Test(arguments: [
+        (CallEventType.notification, "Incoming call", "John Doe is calling"),
+        (.missed, "Missed call", "Missed call from John Doe"),
+        (.liveStarted, "Live now", "John Doe is live"),
+        (.sessionStarted, "Call started", "John Doe started a call"),
+    ])
+    func everyNotificationTypeWithoutATemplate(type: CallEventType, title: String, body: String) throws {
         let event = Fixtures.event(type)
         let untemplated = { (seed: String) in
             seed.replacingOccurrences(of: "call.missed", with: type.rawValue)
-                .replacingOccurrences(of: "Missed call", with: "")
-                .replacingOccurrences(of: "You missed a call from John Doe", with: "")
+                .replacingOccurrences(of: "You missed a call from John Doe", with: body)
+                .replacingOccurrences(of: "Missed call", with: title)
         }
         #expect(try Fixtures.render(.stream, event, Fixtures.iOSRemote) == untemplated(Self.seedIOS))
         #expect(try Fixtures.render(.stream, event, Fixtures.android) == untemplated(Self.seedAndroid))
@@ -98,9 +103,18 @@ import Testing
         let rendered = try Fixtures.render(.stream, Fixtures.event(.ring), Fixtures.android, templates: templates)
         #expect(rendered.contains(#""title":"John Doe (john_doe) is calling""#))
         #expect(rendered.contains(#""body":"default/call_id_123 \"\" for artem""#))
-        // The ring's templates do not leak into another type.
+        // The ring's templates do not leak into another type, which gets its built-in text.
         let missed = try Fixtures.render(.stream, Fixtures.event(.missed), Fixtures.android, templates: templates)
-        #expect(missed.contains(#""title":"","body":"""#))
+        #expect(missed.contains(#""title":"Missed call","body":"Missed call from John Doe""#))
+    }
+
+    /// A template replaces the built-in part it names; the other part stays built in.
+    @Test func aTemplateOverridesTheBuiltInTextPartByPart() throws {
+        let templates = NotificationTemplates(entries: [
+            .missed: .init(title: try PushTemplate("Verpasster Anruf", field: "t"))
+        ])
+        let rendered = try Fixtures.render(.stream, Fixtures.event(.missed), Fixtures.android, templates: templates)
+        #expect(rendered.contains(#""title":"Verpasster Anruf","body":"Missed call from John Doe""#))
     }
 
     @Test func theReceiverIsTheDevicesUser() throws {

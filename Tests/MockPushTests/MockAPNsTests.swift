@@ -178,7 +178,7 @@ import Testing
         }
     }
 
-    /// The admin routes reach the same state as the Swift API, for `device-registry mock-push`.
+    /// The admin routes reach the same state as the Swift API, for `mock-push`.
     @Test func theAdminRoutesScriptRegisterAndReport() async throws {
         try await withMock { fixture, curl in
             let key = try SigningKey.generate(.es256)

@@ -4,7 +4,7 @@ import RegistryCrypto
 import TestSupport
 import Testing
 
-/// `device-registry mock-push` as a developer runs it: certificate files, a `.p8` key, a port.
+/// `mock-push` as a developer runs it: certificate files, a `.p8` key, a port.
 @Suite struct MockPushCommandTests {
     struct Claims: Encodable {
         let iss: String
@@ -19,9 +19,9 @@ import Testing
         try Data(try key.pkcs8PEM().utf8).write(to: keyFile)
         let process = try RegistryProcess(
             [
-                "mock-push", "--port", "0", "--certificate", certificates.serverCertificateFile, "--private-key",
+                "--port", "0", "--certificate", certificates.serverCertificateFile, "--private-key",
                 certificates.serverKeyFile, "--apns-key", "TEAM123456:KEY1234567:\(keyFile.path)",
-            ], environment: [:])
+            ], environment: [:], product: "mock-push")
         defer { process.signal(SIGTERM) }
         let line = try await process.waitForLine { $0.hasPrefix("mock push listening on https://") }
         let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })

@@ -1,20 +1,21 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// The built `device-registry` binary run as a child process, its output captured line by line:
+/// A built binary of this package (`device-registry`, `mock-push`) run as a child process, its output captured line by line:
 /// for tests of the command line, logs and signals.
 public final class RegistryProcess: Sendable {
-    /// Beside the test bundle, in the same build folder.
-    public static var executable: URL {
+    /// A product of this package (`device-registry`, `mock-push`), beside the test bundle in the
+    /// same build folder.
+    public static func builtProduct(_ name: String) -> URL {
         let tests = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return tests.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("device-registry")
+        return tests.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(name)
     }
 
     private let child: ChildProcess
     private let output = CapturedOutput()
 
-    /// Starts `device-registry arguments…` with `environment` added to a minimal one.
-    public init(_ arguments: [String], environment: [String: String]) throws {
+    /// Starts `product arguments…` with `environment` added to a minimal one.
+    public init(_ arguments: [String], environment: [String: String], product: String = "device-registry") throws {
         let out = try ChildProcess.makePipe()
         let err: (read: Int32, write: Int32)
         do { err = try ChildProcess.makePipe() } catch {
@@ -27,7 +28,7 @@ public final class RegistryProcess: Sendable {
         }
         do {
             child = try ChildProcess(
-                [Self.executable.path] + arguments,
+                [Self.builtProduct(product).path] + arguments,
                 environment: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()].merging(environment) { $1 },
                 stdout: .descriptor(out.write), stderr: .descriptor(err.write))
         } catch {

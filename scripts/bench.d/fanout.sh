@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `scripts/bench fanout` (issue 18): one push job to BENCH_FANOUT_DEVICES devices (1,000,000;
-# half APNs VoIP, half FCM) against `device-registry mock-push` over TLS on loopback. Not a
+# half APNs VoIP, half FCM) against `mock-push` over TLS on loopback. Not a
 # test: it prints figures and never asserts.
 #   (1) accept: the NDJSON body (one user id per line) until 202
 #   (2) the job: accept → last push (the job's created_at → finished_at), pushes/s, the
@@ -58,12 +58,13 @@ python3 -c 'import json, sys; print(json.dumps({"service": "fcm", "project_id": 
   "credentials": {"service_account": json.load(open(sys.argv[2]))}}))' \
   "https://localhost:$mock_port" "$tmp/account.json" | api PUT /v1/providers/android -d @- >/dev/null
 
-# Users fan-0 … fan-N: even ones a VoIP token, odd ones an FCM token; `ringer` one VoIP token.
+# Users fan-0 … fan-N: even ones an APNs (remote) token, odd ones an FCM token; `ringer` one VoIP
+# token. A job is never a ring (a voip push job is refused), so followers get alerts.
 seed() { # FIRST COUNT
   sql "INSERT INTO devices (provider, token, type, user_id, environment, created_at, updated_at, last_seen_at)
        SELECT CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
               CASE WHEN i % 2 = 0 THEN lpad(to_hex(i + 4096), 64, '0') ELSE 'fcm-token:' || i END,
-              CASE WHEN i % 2 = 0 THEN 'voip' ELSE 'fcm' END, 'fan-' || i,
+              CASE WHEN i % 2 = 0 THEN 'apns' ELSE 'fcm' END, 'fan-' || i,
               CASE WHEN i % 2 = 0 THEN 'production' END, now(), now(), now()
          FROM generate_series($1, $1 + $2 - 1) AS i"
 }
@@ -76,7 +77,7 @@ api POST /v1/push -d "$ring" | grep -q '"status":"sent"' || { echo "the first ri
 
 # body FIRST COUNT FILE [FILTER]: the NDJSON job body; FILTER adds fields to the push, e.g. `"types":["fcm"],`.
 body() {
-  echo "{${4:-}"'"apns":{"push_type":"voip","priority":10,"payload":{"aps":{},"event":"live_started"}},"fcm":{"message":{"data":{"event":"live_started"}}},"deadline":"2h"}' >"$3"
+  echo "{${4:-}"'"apns":{"push_type":"alert","priority":10,"payload":{"aps":{"alert":{"title":"Live now"}},"event":"live_started"}},"fcm":{"message":{"data":{"event":"live_started"}}},"deadline":"2h"}' >"$3"
   seq "$1" $(($1 + $2 - 1)) | sed 's/.*/"fan-&"/' >>"$3"
 }
 # call_event_body FIRST COUNT FILE: a call.live_started for those users, as NDJSON.

@@ -25,11 +25,11 @@ make_mock_certificates() {
     -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1) 2>/dev/null
 }
 
-# start_mock_push ARGS…: `device-registry mock-push` on $mock_port (the caller picks it: an FCM
-# service account names it in its token_uri) with the certificates above and ARGS (the keys and
-# accounts it accepts); returns once it listens. Needs $bin.
+# start_mock_push ARGS…: `mock-push` on $mock_port (the caller picks it: an FCM service account
+# names it in its token_uri) with the certificates above and ARGS (the keys and accounts it
+# accepts); returns once it listens.
 start_mock_push() {
-  "$bin" mock-push --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" "$@" \
+  "$(mock_push_binary release)" --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" "$@" \
     >"$tmp/mock.log" 2>&1 &
   mock_pid=$!
   for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `scripts/bench push` (issue 13): the send API against `device-registry mock-push` (APNs over TLS
+# `scripts/bench push` (issue 13): the send API against `mock-push` (APNs over TLS
 # and HTTP/2 on loopback). Not a test: it prints figures and never asserts.
 #   (1) BENCH_CONNECTIONS (64) concurrent POST /v1/push, each to one user's one VoIP device (wrk):
 #       pushes/s, p50/p99 of the send API, the service's peak RSS

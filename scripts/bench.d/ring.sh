@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `scripts/bench ring` (issue 14): DialStack webhooks in, VoIP pushes out, against
-# `device-registry mock-push` (APNs over TLS and HTTP/2 on loopback). Not a test: it prints figures
+# `mock-push` (APNs over TLS and HTTP/2 on loopback). Not a test: it prints figures
 # and never asserts. Every webhook is a new `call.mobile_push_wakeup` for one user with one VoIP
 # device, so each one claims its event id, sends one push and records the result.
 #   (1) BENCH_RING_RATE (200) webhooks/s, open loop, for BENCH_SECONDS: p50/p99 from each webhook's

@@ -151,11 +151,12 @@ SEMANTIC_FIELDS = {
     },
     "POST /v1/keys": {"name"},
     # user ids over 255 bytes; neither section; a zero or over-300s duration; a section over every
-    # target's size limit; FCM's reserved data keys and per-device targets; background priority.
+    # target's size limit; FCM's reserved data keys and per-device targets; background priority;
+    # a voip push in a job (apns.push_type) or kept or sent beyond 60s (deadline, apns.expiration).
     # A name ending in "." or "[" covers the fields under it.
     "POST /v1/push": {
         "user_ids[", "apns", "deadline", "apns.expiration", "apns.payload", "apns.priority", "apns.collapse_id",
-        "fcm.message", "fcm.message.",
+        "apns.push_type", "fcm.message", "fcm.message.",
     },
     # ttl over 60s for a ring; ringing_at over 60 s ahead; ids and user ids over 255 bytes; call
     # metadata over 2 KiB; an id posted before with another event is 409 (allowed above).

@@ -81,6 +81,13 @@ registry_binary() {
   echo "$(swift build -c "$config" --show-bin-path)/device-registry"
 }
 
+# mock_push_binary [debug|release]: builds the mock APNs/FCM (`mock-push`) and prints its path.
+mock_push_binary() {
+  local config=${1:-release}
+  swift build -c "$config" --product mock-push >&2
+  echo "$(swift build -c "$config" --show-bin-path)/mock-push"
+}
+
 # fresh_database PORT NAME: (re)creates database NAME on the local cluster at PORT; prints its URL.
 fresh_database() {
   local port=$1 name=$2

@@ -4,8 +4,9 @@
 seconds the service gets SIGTERM. Then:
 
   * every request that was sent got a complete response (none cut by a reset or a close; new
-    connections may be refused once the listener is closed);
-  * the process exits within the grace period (SHUTDOWN_GRACE_SECONDS, default 10);
+    connections may be refused once the listener is closed, after the drain);
+  * the process exits within the drain and the grace period (SHUTDOWN_DRAIN_SECONDS, default 5,
+    plus SHUTDOWN_GRACE_SECONDS, default 10);
   * every acknowledged registration is in the table (acknowledged = committed), and so is no
     registration that was answered 4xx.
 """
@@ -48,6 +49,10 @@ def log(message):
 
 def grace_seconds():
     return float(os.environ.get("SHUTDOWN_GRACE_SECONDS", "10"))
+
+
+def drain_seconds():
+    return float(os.environ.get("SHUTDOWN_DRAIN_SECONDS", "5"))
 
 
 class Round:
@@ -98,7 +103,7 @@ class Round:
             process.send_signal(signal.SIGTERM)
             if holder:
                 await asyncio.to_thread(holder.wait, 30)
-            deadline = self.term_at + grace_seconds() + 10
+            deadline = self.term_at + drain_seconds() + grace_seconds() + 10
             while process.poll() is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
             self.exit_at = time.monotonic()
@@ -164,6 +169,7 @@ def report(rounds, present, clients):
     cut_present = [o for o in cut if o.token in present]
     exit_times = [r.exit_at - r.term_at for r in rounds]
     grace = grace_seconds()
+    drain = drain_seconds()
 
     figures = {
         "rounds": len(rounds),
@@ -186,6 +192,7 @@ def report(rounds, present, clients):
         "exit_codes": " ".join(str(r.exit_code) for r in rounds),
         "exit_after_sigterm_max_s": round(max(exit_times), 3),
         "grace_s": grace,
+        "drain_s": drain,
     }
     for name, value in figures.items():
         print(f"{name}: {value}")
@@ -206,8 +213,8 @@ def report(rounds, present, clients):
         failures.append(f"{len(failed_present)} refused registrations present")
     if any(r.exit_code != 0 for r in rounds):
         failures.append("non-zero exit")
-    if max(exit_times) > grace:
-        failures.append("exit after the grace period")
+    if max(exit_times) > drain + grace:
+        failures.append("exit after the drain and grace period")
     if not in_flight:
         failures.append("no request was in flight at SIGTERM")
     verdict = "PASS" if not failures else "FAIL (" + ", ".join(failures) + ")"

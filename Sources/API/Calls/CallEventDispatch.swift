@@ -29,36 +29,31 @@ struct CallEventDispatch {
     }
 
     /// The row once its first poster has finished, or once it is taken for abandoned; nil when
-    /// the row is gone (given back, or pruned).
+    /// the row is gone (given back, or pruned) or its poster's lease lapsed (it died): then this
+    /// post claims it again, and sends.
     private func settled(_ row: StoredCallEvent) async throws -> StoredCallEvent? {
         var row = row
         var pause = Duration.milliseconds(5)
         while row.state == .running, !row.isAbandoned(at: Date()) {
             try await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(200))
-            guard let current = try await context.callEvents.find(id: row.id) else { return nil }
+            guard let current = try await context.callEvents.find(id: row.id), !current.isTakeable(at: Date()) else {
+                return nil
+            }
             row = current
         }
         return row
     }
 
     /// The DialStack webhook: answers within `budget` whatever the push services do. A first
-    /// post that has not finished by then goes on in the background and records its results; a
-    /// redelivery is answered at once from what is stored (DialStack only needs the 200).
+    /// post that has not finished by then goes on (`CallEventsInFlight`) and records its results;
+    /// a redelivery is answered at once from what is stored (DialStack only needs the 200), unless
+    /// the first poster died holding the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
         switch try await claim(event) {
         case .claimed(let row):
             let sending = start(event, row)
-            return try await withThrowingTaskGroup(of: CallEventAnswer?.self) { group in
-                group.addTask { try await sending.value }
-                group.addTask {
-                    try await Task.sleep(for: budget)
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return try first ?? CallEventAnswer(row, duplicate: false)
-            }
+            return try await BoundedWait.value(of: sending, within: budget) ?? CallEventAnswer(row, duplicate: false)
         case .existing(let row):
             try Self.checkSameEvent(event, digest: event.digest, row)
             return try duplicate(event, row)
@@ -71,15 +66,19 @@ struct CallEventDispatch {
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
     }
 
-    /// Sends in a task of its own, so a client that hangs up (or a webhook answered early) does
-    /// not cancel pushes half-way or leave the id running. When the devices cannot be read,
-    /// nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
+    /// Sends in a task of its own that shutdown waits for (`CallEventsInFlight`), so a client that
+    /// hangs up, a webhook answered early or a deploy does not cut pushes half-way or leave the id
+    /// running; the claim's lease is renewed meanwhile. Sending stops at the row's deadline (a
+    /// taken-over event keeps its first claim's). When the devices cannot be read, nothing was
+    /// sent: the id is given back and the failure thrown (503), so a retry sends.
     private func start(_ event: CallEvent, _ row: StoredCallEvent) -> Task<CallEventAnswer, any Error> {
-        Task { [context] in
+        context.callEventsInFlight.start { [context] in
             CallEventMetrics.event(event.type, .sent)
             let results: [PushResult]
             do {
-                results = try await CallEventSending(event: event, context: context).run()
+                results = try await Self.keepingLease(on: row.id, context: context) {
+                    try await CallEventSending(event: event, context: context).run(until: row.deadline)
+                }
             } catch {
                 try? await context.callEvents.release(id: event.id)
                 throw error
@@ -89,6 +88,24 @@ struct CallEventDispatch {
             // and, after its deadline, abandoned — never a second ring.
             try await context.callEvents.finish(id: event.id, resultJSON: json)
             return CallEventAnswer(row, results: results, finishedAt: Date())
+        }
+    }
+
+    /// `body`'s value, the lease on event `id` renewed every quarter lease until it returns. A
+    /// renewal that fails is tried again at the next one: only a lapse of the whole lease lets a
+    /// redelivery take over.
+    private static func keepingLease<T: Sendable>(
+        on id: String, context: APIContext, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .seconds(StoredCallEvent.lease / 4))
+                    try? await context.callEvents.renewLease(id: id)
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
         }
     }
 

@@ -43,6 +43,12 @@ enum CallEventMetrics {
         ).increment()
     }
 
+    /// `dialstack_webhook_fields_dropped_total{field}`: an optional field of a wake-up that did
+    /// not parse and was left out of the ring (the field names are the webhook's few own).
+    static func webhookFieldDropped(_ field: String) {
+        Counter(label: "dialstack_webhook_fields_dropped_total", dimensions: [("field", field)]).increment()
+    }
+
     /// `dialstack_webhooks_total{result}`.
     static func webhook(_ result: WebhookResult) {
         Counter(label: "dialstack_webhooks_total", dimensions: [("result", result.rawValue)]).increment()

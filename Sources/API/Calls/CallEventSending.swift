@@ -22,15 +22,14 @@ struct CallEventSending {
         min(event.expiresAt, now.addingTimeInterval(maximumSendWindow))
     }
 
-    /// Every device's result in a stable order (users as given, then provider, type, token).
-    /// Throws only when the devices or providers cannot be read: then nothing was sent.
-    func run() async throws -> [PushResult] {
+    /// Every device's result in a stable order (users as given, then provider, type, token),
+    /// sending until `deadline` (the claim's: `deadline(of:now:)` when it was made). Throws only
+    /// when the devices or providers cannot be read: then nothing was sent.
+    func run(until latest: Date) async throws -> [PushResult] {
         let targets = try await context.targetDevices(of: event.userIDs) { _ in true }
         let providers = try await context.providers(of: targets)
         let keys = try await context.callComposers.payloadKeys(of: targets, providers: providers)
-        let now = Date()
-        let deadline =
-            ContinuousClock.now + .milliseconds(Int64(Self.deadline(of: event, now: now).timeIntervalSince(now) * 1000))
+        let deadline = ContinuousClock.now + .milliseconds(Int64(latest.timeIntervalSinceNow * 1000))
         let results = await withTaskGroup(of: (Int, PushResult).self) { group in
             for (index, device) in targets.enumerated() {
                 let provider = providers[device.provider]

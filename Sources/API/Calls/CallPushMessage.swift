@@ -10,11 +10,11 @@ enum CallPushMessage {
     static func message(for composed: ComposedPush) -> DeviceSend.Message? {
         switch (composed.decision, composed.payload) {
         case (.apns(let plan), .apns(let body)?):
-            // Valid by construction: priority 10 and no collapse id are always accepted.
+            // Valid by construction: priority 10 and a 36-byte UUID as collapse id are always accepted.
             guard
                 let options = try? APNsSendOptions(
                     pushType: plan.pushType == .voip ? .voip : .alert, priority: plan.priority,
-                    expiration: Date(timeIntervalSince1970: TimeInterval(plan.expiration)))
+                    expiration: Date(timeIntervalSince1970: TimeInterval(plan.expiration)), collapseID: plan.collapseID)
             else { return nil }
             return .apns(payload: body.bytes, options: options)
         case (.fcm(let plan), .fcm(let content)?):

@@ -4,8 +4,10 @@ import PushRules
 import RegistryCore
 import Store
 
-/// One device's push within `POST /v1/push`: skip it when it is disabled or has no section for its
-/// service, else send that section through `DeviceSend`.
+/// One device's push within `POST /v1/push` and push jobs: skip it when it is disabled, has no
+/// section for its service, or is a token the APNs push type does not suit (a VoIP token takes
+/// only `voip`, a remote token never does: APNs answers the wrong kind `DeviceTokenNotForTopic`,
+/// which would disable a good token); else send that section through `DeviceSend`.
 struct DevicePush {
     let device: Device
     let provider: StoredProvider?
@@ -32,6 +34,11 @@ struct DevicePush {
         let message: DeviceSend.Message
         switch (device.type.service, request.apns, request.fcmMessage) {
         case (.apns, let apns?, _):
+            guard apns.options.pushType.suits(device.type) else {
+                return (
+                    result.finished(.skipped, reason: TokenMismatch.reason(apns.options.pushType, device.type)), nil
+                )
+            }
             // The limit is the device's (4 KiB, 5 KiB for a VoIP token), whatever the push type says.
             guard PayloadLimit.fits(apns.payload.count, device.type) else {
                 return (result.finished(.rejected, reason: "PayloadTooLarge"), nil)

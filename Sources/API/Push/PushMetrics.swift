@@ -9,10 +9,7 @@ enum PushMetrics {
     /// service, `push_send_duration_seconds{provider, service}` from request in to its answer.
     static func record(_ result: PushResult, service: PushService, delivery: DeliveryResult?, duration: Duration?) {
         let attempts = delivery?.attempts ?? 0
-        let reason =
-            result.status == .skipped
-            ? (result.reason?.hasPrefix("disabled") == true ? "disabled" : "no_section")
-            : (result.reason ?? "")
+        let reason = result.status == .skipped ? skipReason(result.reason ?? "") : (result.reason ?? "")
         Counter(
             label: "push_sends_total",
             dimensions: [
@@ -40,5 +37,12 @@ enum PushMetrics {
                 dimensions: [("provider", result.provider), ("service", service.rawValue)]
             ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
+    }
+
+    /// A bounded label for a skip: its reason text names tokens' kinds and push types.
+    private static func skipReason(_ reason: String) -> String {
+        if reason.hasPrefix("disabled") { return "disabled" }
+        if reason.hasPrefix(TokenMismatch.prefix) { return "token_mismatch" }
+        return "no_section"
     }
 }

@@ -15,6 +15,14 @@ actor PushSenders {
     enum Sender {
         case apns(APNsSender)
         case fcm(FCMSender)
+
+        func isSame(as other: Sender) -> Bool {
+            switch (self, other) {
+            case (.apns(let a), .apns(let b)): a === b
+            case (.fcm(let a), .fcm(let b)): a === b
+            default: false
+            }
+        }
     }
 
     /// Why a provider cannot send at all; the reason a push result carries.
@@ -26,6 +34,13 @@ actor PushSenders {
     private struct Entry {
         let version: String
         let sender: Sender
+        /// How much of the sender's running totals the `_total` counters already hold.
+        var counted = Counted()
+    }
+
+    private struct Counted {
+        var connections = 0
+        var credentials = 0
     }
 
     private let factory: PushSenderFactory
@@ -33,9 +48,6 @@ actor PushSenders {
     private let logger: Logger
     private var entries: [ProviderName: Entry] = [:]
     private var unhealthy: [ProviderName: String] = [:]
-    /// Providers whose stored credentials could not be read, by the version that failed: the
-    /// error is logged once per change of credentials, not on every push.
-    private var unreadable: [ProviderName: String] = [:]
     private var budgets: [ProviderName: PushBudget] = [:]
 
     init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, logger: Logger) {
@@ -52,13 +64,19 @@ actor PushSenders {
         ].joined(separator: " ")
         let name = stored.provider.name
         if let entry = entries[name], entry.version == version { return entry.sender }
-        let sender = try await build(stored, version: version)
+        let sender = try await build(stored)
         // Another request may have built one meanwhile: keep the first, so one connection pool serves both.
         if let entry = entries[name], entry.version == version {
             await Self.shutdown(sender)
             return entry.sender
         }
-        if let old = entries[name] { Task { await Self.shutdown(old.sender) } }
+        if let old = entries[name] {
+            Task {
+                // Its last connections and tokens count too: the counters never go back.
+                Self.count(await Self.statistics(of: old.sender), since: old.counted, provider: name.value)
+                await Self.shutdown(old.sender)
+            }
+        }
         entries[name] = Entry(version: version, sender: sender)
         setHealthy(name)
         return sender
@@ -73,7 +91,7 @@ actor PushSenders {
         return budget
     }
 
-    private func build(_ stored: StoredProvider, version: String) async throws(Unusable) -> Sender {
+    private func build(_ stored: StoredProvider) async throws(Unusable) -> Sender {
         let name = stored.provider.name
         let credentials: ProviderCredentials
         do {
@@ -83,14 +101,16 @@ actor PushSenders {
         } catch Unusable.noCredentials {
             throw .noCredentials
         } catch {
-            // The reason names a missing master key id at most, never the secret.
-            if unreadable.updateValue(version, forKey: name) != version {
-                logger.error(
-                    "provider credentials cannot be read", metadata: ["provider": "\(name.value)", "error": "\(error)"])
+            // Listed in /readyz and logged once, not at every push. The reason names a missing
+            // master key id at most, never the secret.
+            switch error {
+            case RegistryError.unavailable: break  // the database, not the credentials
+            case RegistryError.internal(let reason), RegistryError.conflict(let reason):
+                setUnhealthy(name, reason: reason)
+            default: setUnhealthy(name, reason: "the credentials cannot be read: \(error)")
             }
             throw .credentialsUnreadable
         }
-        unreadable[name] = nil
         let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
         switch credentials {
         case .apns(let apns):
@@ -106,35 +126,33 @@ actor PushSenders {
     func setUnhealthy(_ name: ProviderName, reason: String) {
         if unhealthy.updateValue(reason, forKey: name) == nil {
             logger.warning(
-                "the push service refuses the provider's credentials",
+                "the provider cannot send: its credentials are refused or cannot be opened",
                 metadata: ["provider": "\(name.value)", "reason": "\(reason)"])
         }
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(1)
     }
 
+    /// Recorded as 0 too, so that every provider's series exists from its first sender on
+    /// (and from start, for the ones the start-up check saw).
     func setHealthy(_ name: ProviderName) {
-        guard unhealthy.removeValue(forKey: name) != nil else { return }
+        unhealthy.removeValue(forKey: name)
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
     }
 
     /// Records, for `/metrics`, which calls it before answering (so the gauges fall as well as
-    /// rise), per provider: the connections its current sender has opened
-    /// (`push_connections_opened`), holds open now (`push_open_connections`) and the streams in
-    /// use on them (`push_open_streams`); the provider tokens it signed or access tokens it
-    /// obtained (`push_credentials_issued`); and its pushes in flight and waiting for a slot of
-    /// its budget (`push_in_flight`, `push_waiting`).
+    /// rise), per provider: the connections its senders opened (`push_connections_opened_total`),
+    /// hold open now (`push_open_connections`) and the streams in use on them
+    /// (`push_open_streams`); the provider tokens they signed or access tokens they obtained
+    /// (`push_credentials_issued_total`); and its pushes in flight and waiting for a slot of its
+    /// budget (`push_in_flight`, `push_waiting`).
     func recordStatistics() async {
         for name in entries.keys {
-            let statistics: SenderStatistics
-            switch entries[name]?.sender {
-            case .apns(let sender)?: statistics = await sender.statistics
-            case .fcm(let sender)?: statistics = await sender.statistics
-            case nil: continue
-            }
-            Gauge(label: "push_connections_opened", dimensions: [("provider", name.value)])
-                .record(statistics.connectionsOpened)
-            Gauge(label: "push_credentials_issued", dimensions: [("provider", name.value)])
-                .record(statistics.credentialsIssued)
+            guard let sender = entries[name]?.sender else { continue }
+            let statistics = await Self.statistics(of: sender)
+            // Another scrape may have counted meanwhile, or the sender been replaced: count from
+            // what the entry holds now, and only for the same sender.
+            guard let entry = entries[name], entry.sender.isSame(as: sender) else { continue }
+            entries[name]?.counted = Self.count(statistics, since: entry.counted, provider: name.value)
             Gauge(label: "push_open_connections", dimensions: [("provider", name.value)])
                 .record(statistics.openConnections)
             Gauge(label: "push_open_streams", dimensions: [("provider", name.value)]).record(statistics.openStreams)
@@ -153,6 +171,23 @@ actor PushSenders {
     func shutdown() async {
         for entry in entries.values { await Self.shutdown(entry.sender) }
         entries = [:]
+    }
+
+    private static func statistics(of sender: Sender) async -> SenderStatistics {
+        switch sender {
+        case .apns(let sender): await sender.statistics
+        case .fcm(let sender): await sender.statistics
+        }
+    }
+
+    /// Adds what a sender did since `counted` to the counters; returns the new mark.
+    @discardableResult
+    private static func count(_ statistics: SenderStatistics, since counted: Counted, provider: String) -> Counted {
+        Counter(label: "push_connections_opened_total", dimensions: [("provider", provider)])
+            .increment(by: max(0, statistics.connectionsOpened - counted.connections))
+        Counter(label: "push_credentials_issued_total", dimensions: [("provider", provider)])
+            .increment(by: max(0, statistics.credentialsIssued - counted.credentials))
+        return Counted(connections: statistics.connectionsOpened, credentials: statistics.credentialsIssued)
     }
 
     private static func shutdown(_ sender: Sender) async {

@@ -4,8 +4,9 @@ import RegistryCore
 
 /// A push accepted as a job: the `POST /v1/push` body with more than 1,000 users or
 /// `"async": true`, or the first line of an NDJSON body (`JobLines`). The message rules
-/// are `PushRequest`'s, so a job refuses exactly what a synchronous push refuses; only the users
-/// (up to 1,000,000) and the deadline (default 1 hour, at most 24) differ.
+/// are `PushRequest`'s, so a job refuses what a synchronous push refuses; only the users (up to
+/// 1,000,000) and the deadline (default 1 hour, at most 24) differ, and a job never rings
+/// (`VoIPPushRule`).
 struct PushJobRequest {
     /// The body as stored with the job: without `user_ids`, `async` and `deadline`.
     let payload: [String: JSONValue]
@@ -71,6 +72,7 @@ struct PushJobRequest {
         var push: PushRequest?
         do throws(ValidationErrors) {
             push = try request(from: object, acceptedAt: now)
+            errors += push.map(VoIPPushRule.checkJob) ?? []
         } catch {
             errors += error.errors
         }

@@ -58,7 +58,16 @@ extension APIContext {
         case .ignored(let type):
             CallEventMetrics.webhook(.ignored)
             return .json(IgnoredWebhookBody(type: type, ignored: true))
-        case .wakeup(let event):
+        case .wakeup(let event, let dropped):
+            for field in dropped {
+                // The field and why, never its value: a number is personal data.
+                logger.notice(
+                    "a DialStack webhook field was dropped",
+                    metadata: [
+                        "request_id": "\(request.requestID)", "field": "\(field.field)", "reason": "\(field.message)",
+                    ])
+                CallEventMetrics.webhookFieldDropped(field.field)
+            }
             let answer = try await CallEventDispatch(context: self).wake(event, budget: Self.webhookAnswerBudget)
             CallEventMetrics.webhook(answer.duplicate == true ? .duplicate : .accepted)
             return .json(answer)

@@ -1,28 +1,42 @@
 import HTTPServer
 import NIOCore
 
-/// Routes for orchestrators and operators; none needs a key.
+/// Routes for orchestrators and operators; none needs a key. `/readyz` and `/metrics` may live
+/// on a listener of their own (`--ops-port`); `/healthz` answers on every listener, and
+/// `/openapi.yaml` on the public one.
 struct OperationalRoutes: Sendable {
     /// Whether the database answers and its schema is the one this build expects.
     let isReady: @Sendable () async -> Bool
-    /// Providers whose credentials the push service refuses: listed, but never a reason to be
-    /// unready, since one bad key must not take every instance out of rotation.
+    let state: ServingState
+    /// Providers whose credentials cannot be used (refused by the push service, or not opened
+    /// by the master key): listed, but never a reason to be unready, since one bad key must not
+    /// take every instance out of rotation.
     let unhealthyProviders: @Sendable () async -> [(name: String, reason: String)]
     let openAPIDocument: String
     let metricsText: @Sendable () async -> String
 
-    func add(to router: inout Router) {
+    func addHealth(to router: inout Router) {
         router.add(.GET, "/healthz") { _ in .json(StatusBody(status: "ok")) }
+    }
 
-        // Ready only when the database answers and its schema is the one this build expects, so
-        // a load balancer never routes to an instance that would answer 503 or run on old tables.
+    func addContract(to router: inout Router) {
+        router.add(.GET, "/openapi.yaml") { _ in
+            text(openAPIDocument, contentType: "application/yaml")
+        }
+    }
+
+    func addReadinessAndMetrics(to router: inout Router) {
+        // Ready only when set up and not draining, and the database answers with the schema this
+        // build expects, so a load balancer never routes to an instance that would answer 503 or
+        // run on old tables.
         router.add(.GET, "/readyz") { _ in
+            switch state.current {
+            case .migrating: return notReady("migrating: the database is being set up (migrations, start-up checks)")
+            case .draining: return notReady("draining: the instance is shutting down")
+            case .serving: break
+            }
             guard await isReady() else {
-                return .problem(
-                    Problem(
-                        status: .serviceUnavailable, title: "Not ready",
-                        detail: "the database is unreachable or its migrations are not current",
-                        headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
+                return notReady("the database is unreachable or its migrations are not current")
             }
             return .json(
                 ReadyBody(
@@ -32,13 +46,30 @@ struct OperationalRoutes: Sendable {
                     }))
         }
 
-        router.add(.GET, "/openapi.yaml") { _ in
-            text(openAPIDocument, contentType: "application/yaml")
-        }
-
         router.add(.GET, "/metrics") { _ in
             text(await metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
+    }
+
+    /// Until the database is set up, a route that needs it answers 503 at once rather than
+    /// running against a schema that is still changing.
+    func gate(_ route: Route) -> Handler {
+        let handler = route.handler
+        return { [state] request in
+            guard state.current == .migrating else { return await handler(request) }
+            return .problem(
+                Problem(
+                    status: .serviceUnavailable, title: "Starting",
+                    detail: "the instance is setting up its database; try again shortly",
+                    headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
+        }
+    }
+
+    private func notReady(_ detail: String) -> HTTPResponse {
+        .problem(
+            Problem(
+                status: .serviceUnavailable, title: "Not ready", detail: detail,
+                headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
     }
 
     private func text(_ text: String, contentType: String) -> HTTPResponse {

@@ -13,7 +13,7 @@ extension APIContext {
                 let write = try ProviderWrite.parse(
                     name: request.pathParameters["name"] ?? "", body: try RequestReading.json(request))
                 let (stored, created) = try await providers.put(
-                    write.provider, endpoint: write.endpoint?.description, callFormat: write.callFormat,
+                    write.provider, endpoint: write.endpoint.map { $0?.description }, callFormat: write.callFormat,
                     templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)

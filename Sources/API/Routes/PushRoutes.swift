@@ -20,7 +20,9 @@ extension APIContext {
                 if PushJobRequest.isJob(body) {
                     return try await PushJobIntake(jobs: pushJobs).receive(try PushJobRequest.parse(body))
                 }
-                let push = try PushRequest.parse(PushJobRequest.synchronous(body))
+                let now = Date()
+                let push = try PushRequest.parse(PushJobRequest.synchronous(body), now: now)
+                try VoIPPushRule.check(push, now: now)
                 let deadline = ContinuousClock.now + push.deadline
                 let targets = try await targetDevices(of: push.userIDs) {
                     push.targets(type: $0.type, provider: $0.provider)
@@ -96,7 +98,8 @@ extension APIContext {
     private static func checkPayloadFits(_ push: PushRequest, targets: [Device]) throws {
         var errors: [ValidationError] = []
         if let apns = push.apns {
-            let types = Set(targets.map(\.type).filter { $0 != .fcm })
+            // Only the tokens the push type suits are sent to; the others are skipped whatever the size.
+            let types = Set(targets.map(\.type).filter { apns.options.pushType.suits($0) })
             if !types.isEmpty, !types.contains(where: { PayloadLimit.fits(apns.payload.count, $0) }) {
                 let limit = types.map(PayloadLimit.maximumBytes).max() ?? 0
                 errors.append(

@@ -5,8 +5,10 @@ import PushDelivery
 import RegistryCore
 import RegistryCrypto
 
-/// `device-registry mock-push`: the test suite's stand-in for APNs and FCM, for pointing a local
-/// setup at (a provider's `endpoint`, and `PUSH_CA_FILE` for the certificate's CA).
+/// `mock-push`: the test suite's stand-in for APNs and FCM, for pointing a local setup at (a
+/// provider's `endpoint`, and `PUSH_CA_FILE` for the certificate's CA). An executable of its own,
+/// so the production `device-registry` binary carries no fake Apple or Google.
+@main
 struct MockPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-push",

@@ -1,0 +1,34 @@
+import RegistryCore
+
+/// What the master key made of the stored provider credentials at start.
+public struct StoredCredentialCheck: Sendable {
+    /// Providers whose credentials it opened.
+    public let opened: [String]
+    /// Providers whose credentials it could not open, with why (never the secret).
+    public let unreadable: [(name: String, reason: String)]
+}
+
+extension RegistryAPI {
+    /// Tries to open every stored provider credential. The ones that cannot be opened are marked
+    /// unhealthy at once (listed in `/readyz`, logged once) instead of failing one push at a
+    /// time. Throws `RegistryError.unavailable` when the database does not answer.
+    public func checkStoredCredentials() async throws -> StoredCredentialCheck {
+        var opened: [String] = []
+        var unreadable: [(name: String, reason: String)] = []
+        for stored in try await context.providers.all() {
+            let name = stored.provider.name
+            // Every provider's push_provider_unhealthy series exists from start, at 0 unless below.
+            await context.pushSenders.setHealthy(name)
+            guard stored.credentials != nil else { continue }
+            do {
+                _ = try await context.credentialStore.secret(of: name)
+                opened.append(name.value)
+            } catch RegistryError.conflict(let reason), RegistryError.internal(let reason) {
+                // No master key at all, or not the one it was sealed under.
+                unreadable.append((name.value, reason))
+                await context.pushSenders.setUnhealthy(name, reason: reason)
+            }
+        }
+        return StoredCredentialCheck(opened: opened, unreadable: unreadable)
+    }
+}
