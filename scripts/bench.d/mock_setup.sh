@@ -29,7 +29,9 @@ make_mock_certificates() {
 # names it in its token_uri) with the certificates above and ARGS (the keys and accounts it
 # accepts); returns once it listens.
 start_mock_push() {
-  "$(mock_push_binary release)" --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" "$@" \
+  local mock
+  mock=$(mock_push_binary release) # built here, not in the background subshell below
+  "$mock" --port "$mock_port" --certificate "$tmp/server.pem" --private-key "$tmp/server.key" "$@" \
     >"$tmp/mock.log" 2>&1 &
   mock_pid=$!
   for _ in $(seq 100); do grep -q listening "$tmp/mock.log" && break; sleep 0.1; done

@@ -74,19 +74,22 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# registry_binary [debug|release]: builds device-registry and prints its path.
-registry_binary() {
-  local config=${1:-release}
-  swift build -c "$config" --product device-registry >&2
-  echo "$(swift build -c "$config" --show-bin-path)/device-registry"
+# built_product PRODUCT [debug|release]: builds PRODUCT and prints its path. A release build is the
+# shipped one (`--static-swift-stdlib`, as scripts/serve, smoke-serve and the image build it), so
+# the benches measure what ships and every script shares one release build instead of compiling
+# everything again under other flags.
+built_product() {
+  local product=$1 config=${2:-release} flags=(-c "${2:-release}")
+  [[ $config == release ]] && flags+=(--static-swift-stdlib)
+  swift build "${flags[@]}" --product "$product" >&2
+  echo "$(swift build "${flags[@]}" --show-bin-path)/$product"
 }
 
+# registry_binary [debug|release]: builds device-registry and prints its path.
+registry_binary() { built_product device-registry "$@"; }
+
 # mock_push_binary [debug|release]: builds the mock APNs/FCM (`mock-push`) and prints its path.
-mock_push_binary() {
-  local config=${1:-release}
-  swift build -c "$config" --product mock-push >&2
-  echo "$(swift build -c "$config" --show-bin-path)/mock-push"
-}
+mock_push_binary() { built_product mock-push "$@"; }
 
 # fresh_database PORT NAME: (re)creates database NAME on the local cluster at PORT; prints its URL.
 fresh_database() {
