@@ -39,7 +39,10 @@ extension APIContext {
             handler: guarded(.admin) { request, _ in
                 let cascade = try RequestReading.flag(
                     try RequestReading.query(request, allowed: ["cascade"]), "cascade")
-                try await providers.delete(try Self.providerName(request), cascade: cascade)
+                let name = try Self.providerName(request)
+                try await providers.delete(name, cascade: cascade)
+                // Other instances drop theirs at their next push (`providers(of:)`).
+                await pushSenders.remove(name)
                 return .empty(.noContent)
             })
     }
