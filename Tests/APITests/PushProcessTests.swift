@@ -148,6 +148,45 @@ import Testing
         try await mock.stop()
     }
 
+    /// Every per-provider series that has no label but the provider is at 0 before any push: for
+    /// a provider created while serving, and for every provider at the next start.
+    @Test func everyProvidersSeriesIsThereBeforeItsFirstPush() async throws {
+        let database = try await TestDatabase.create()
+        let admin = try APIKeySecret.generate()
+        let environment = [
+            "REGISTRY_MASTER_KEY": try MasterKey.generate().base64url, "REGISTRY_ADMIN_KEY": admin.value,
+        ]
+        let series = [
+            "push_open_connections", "push_open_streams", "push_in_flight", "push_waiting", "push_provider_unhealthy",
+            "push_connections_opened_total", "push_credentials_issued_total", "push_retries_total",
+            "push_expired_before_send_total",
+        ]
+        func expectEverySeries(port: Int, _ when: String) async throws {
+            let samples = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
+            for provider in ["ios", "android"] {
+                for name in series {
+                    #expect(samples[#"\#(name){provider="\#(provider)"}"#] == 0, "\(name) for \(provider) \(when)")
+                }
+            }
+        }
+        let (first, port) = try await ProcessTests.serve(database.url, environment)
+        let send = Self.sender(port: port, key: admin.value)
+        #expect(
+            try await send("PUT", "/v1/providers/ios", ["service": "apns", "topic": "com.example.app"]).status == 201)
+        #expect(
+            try await send("PUT", "/v1/providers/android", ["service": "fcm", "project_id": "example-project"]).status
+                == 201)
+        try await expectEverySeries(port: port, "once created")
+        first.signal(SIGTERM)
+        try await first.waitForExit(within: .seconds(20))
+
+        let (second, secondPort) = try await ProcessTests.serve(database.url, environment)
+        try await expectEverySeries(port: secondPort, "at start")
+        second.signal(SIGTERM)
+        try await second.waitForExit(within: .seconds(20))
+        await database.drop()
+    }
+
     typealias AdminRequest =
         @Sendable (_ method: String, _ path: String, _ body: [String: Any]?) async throws
         -> TestResponse

@@ -150,8 +150,23 @@ actor PushSenders {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(1)
     }
 
-    /// Recorded as 0 too, so that every provider's series exists from its first sender on
-    /// (and from start, for the ones the start-up check saw).
+    /// Every per-provider series whose only label is the provider, at 0 (or unhealthy as known),
+    /// so that dashboards and alerts see a provider before its first push: called for every
+    /// provider at start and for one created here later (other instances: at their next start
+    /// or first push to it).
+    func introduce(_ name: ProviderName) {
+        Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)])
+            .record(unhealthy[name] == nil ? 0 : 1)
+        if entries[name] == nil { Self.recordIdle(name.value) }
+        for label in [
+            "push_connections_opened_total", "push_credentials_issued_total", "push_retries_total",
+            "push_expired_before_send_total",
+        ] {
+            Counter(label: label, dimensions: [("provider", name.value)]).increment(by: 0)
+        }
+    }
+
+    /// Recorded as 0, not removed: the series stays.
     func setHealthy(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)

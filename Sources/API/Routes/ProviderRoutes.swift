@@ -16,6 +16,7 @@ extension APIContext {
                     write.provider, endpoint: write.endpoint.map { $0?.description }, callFormat: write.callFormat,
                     templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
+                if created { await pushSenders.introduce(write.provider.name) }
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })
 
