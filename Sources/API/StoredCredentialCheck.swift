@@ -17,8 +17,8 @@ extension RegistryAPI {
         var unreadable: [(name: String, reason: String)] = []
         for stored in try await context.providers.all() {
             let name = stored.provider.name
-            // Every provider's push_provider_unhealthy series exists from start, at 0 unless below.
-            await context.pushSenders.setHealthy(name)
+            // Every provider's series exist from start, at 0 (unhealthy too unless below).
+            await context.pushSenders.introduce(name)
             guard stored.credentials != nil else { continue }
             do {
                 _ = try await context.credentialStore.secret(of: name)

@@ -52,6 +52,19 @@ public final class APNsSender: Sendable {
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
         apnsID: UUID = UUID(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
+        await send(
+            rendering: { payload }, to: token, environment: environment, options: options, apnsID: apnsID,
+            deadline: deadline, lane: lane)
+    }
+
+    /// `send(_:…)` with a payload rendered when each attempt starts: a payload that carries what
+    /// is left of its window (Flexisip's `pn_ttl`) carries, on a resend too, what is left then.
+    /// Its size is checked on a first rendering; later ones are no larger (time left only shrinks).
+    public func send(
+        rendering payload: @escaping @Sendable () -> [UInt8], to token: String, environment: APNsEnvironment,
+        options: APNsSendOptions, apnsID: UUID = UUID(), deadline: ContinuousClock.Instant,
+        lane: PushBudget.Lane = .interactive
+    ) async -> DeliveryResult {
         // The token becomes part of the request path: anything but hex is what APNs calls
         // BadDeviceToken, so it gets that answer's verdict without a request that could go astray.
         guard !token.isEmpty, token.allSatisfy(\.isHexDigit) else {
@@ -59,7 +72,7 @@ public final class APNsSender: Sendable {
                 APNsAnswer(status: 400, reason: "BadDeviceToken").outcome(receivedAt: Date())
             }
         }
-        guard PayloadLimit.fits(payload.count, options.pushType == .voip ? .voip : .apns) else {
+        guard PayloadLimit.fits(payload().count, options.pushType == .voip ? .voip : .apns) else {
             return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
         }
         let pool = environment == .production ? production : sandbox
@@ -77,7 +90,7 @@ public final class APNsSender: Sendable {
                 return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
             }
             let request = PushHTTPRequest(
-                path: "/3/device/\(token)", headers: [("authorization", "bearer \(jwt)")] + headers, body: payload)
+                path: "/3/device/\(token)", headers: [("authorization", "bearer \(jwt)")] + headers, body: payload())
             let response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = APNsAnswer(

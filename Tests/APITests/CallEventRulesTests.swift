@@ -64,7 +64,7 @@ struct CallEventRulesTests {
         }
         #expect(options.pushType == .voip && options.priority == 10)
         #expect(options.expiration == Self.arrivedAt.addingTimeInterval(30))
-        #expect(String(decoding: payload, as: UTF8.self).hasPrefix(#"{"stream":{"#))
+        #expect(String(decoding: payload(), as: UTF8.self).hasPrefix(#"{"stream":{"#))
         // Nothing to send is no message.
         let skipped = try composer.compose(
             try Self.event(.missed),

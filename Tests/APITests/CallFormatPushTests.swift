@@ -107,6 +107,24 @@ struct CallFormatPushTests {
         }
     }
 
+    /// A resent Flexisip ring carries what is left of its window when the resend starts, not what
+    /// was left when the first attempt was rendered.
+    @Test func aResentFlexisipRingCarriesWhatIsLeftWhenItIsResent() async throws {
+        try await withFormat("flexisip") { setup in
+            setup.mock.server.script(
+                MockReply(
+                    service: .apns, token: Tokens.apns(1), status: 503, reason: "ServiceUnavailable", retryAfter: 2))
+            let response = try await setup.server.request(
+                "POST", "/v1/call-events", json: CallEvents.body("evt_flexisip_resent"))
+            #expect(response.status == 200, "\(response.body)")
+            let attempts = CallEvents.pushes(setup.mock).filter { $0.deviceToken == Tokens.apns(1) }
+            #expect(attempts.map(\.status) == [503, 200])
+            let ttls = try attempts.map { try CallEvents.object($0.body)["pn_ttl"] as? Int }
+            // Two seconds or more apart: whole seconds rounded up differ by at least 2.
+            #expect(ttls.count == 2 && (ttls[1] ?? .max) <= (ttls[0] ?? 0) - 2, "pn_ttl \(ttls)")
+        }
+    }
+
     /// SignalWire: the FCM push carries the payload as JSON text in `notification.body`; the
     /// device that asked for a key gets `invite` sealed under it, which opens with the key the
     /// registration returned and with no other; the VoIP device without a key gets `none`.

@@ -19,15 +19,7 @@ import Testing
                 "PUSH_CA_FILE": mock.certificates.caFile, "REGISTRY_MASTER_KEY": try MasterKey.generate().base64url,
                 "REGISTRY_ADMIN_KEY": admin.value,
             ])
-        func send(_ method: String, _ path: String, _ body: [String: Any]) async throws -> TestResponse {
-            let client = try await HTTPTestClient.connect(port: port)
-            let response = try await client.request(
-                method, path,
-                headers: [("Authorization", "Bearer \(admin.value)"), ("Content-Type", "application/json")],
-                body: String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
-            await client.close()
-            return response
-        }
+        let send = Self.sender(port: port, key: admin.value)
         let pem = try mock.apnsKey.pkcs8PEM()
         let put = try await send(
             "PUT", "/v1/providers/ios",
@@ -94,5 +86,121 @@ import Testing
         #expect(!everything.contains(Tokens.apns(1)) && !everything.contains(Tokens.apns(2)))
         await database.drop()
         try await mock.stop()
+    }
+
+    /// A deleted provider's sender closes on the instance that deleted it at once, and on another
+    /// instance at its next push, not at the next restart.
+    @Test func aDeletedProvidersSenderClosesOnEveryInstance() async throws {
+        let mock = try await MockPushFixture.start()
+        let database = try await TestDatabase.create()
+        let admin = try APIKeySecret.generate()
+        let environment = [
+            "PUSH_CA_FILE": mock.certificates.caFile, "REGISTRY_MASTER_KEY": try MasterKey.generate().base64url,
+            "REGISTRY_ADMIN_KEY": admin.value,
+        ]
+        let (deleting, deletingPort) = try await ProcessTests.serve(database.url, environment)
+        let (other, otherPort) = try await ProcessTests.serve(database.url, environment)
+        let send = Self.sender(port: deletingPort, key: admin.value)
+        let sendToOther = Self.sender(port: otherPort, key: admin.value)
+        for (name, user, token) in [("ios", "alice", Tokens.apns(1)), ("ios2", "bob", Tokens.apns(2))] {
+            let put = try await send(
+                "PUT", "/v1/providers/\(name)",
+                [
+                    "service": "apns", "topic": "com.example.app", "endpoint": mock.baseURL,
+                    "credentials": [
+                        "team_id": mock.teamID, "key_id": mock.keyID, "private_key": try mock.apnsKey.pkcs8PEM(),
+                    ],
+                ])
+            #expect(put.status == 201, "\(put.body)")
+            _ = try await send(
+                "POST", "/v1/devices", ["user_id": user, "provider": name, "type": "voip", "token": token])
+        }
+        func push(_ user: String, through send: AdminRequest) async throws {
+            let pushed = try await send(
+                "POST", "/v1/push", ["user_ids": [user], "apns": ["push_type": "voip", "payload": ["aps": [:]]]])
+            #expect(pushed.status == 200, "\(pushed.body)")
+        }
+        let open = #"push_open_connections{provider="ios"}"#
+        for (port, send) in [(deletingPort, send), (otherPort, sendToOther)] {
+            try await push("alice", through: send)
+            #expect(PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)[open] == 1)
+        }
+
+        #expect(try await send("DELETE", "/v1/providers/ios?cascade=true", nil).status == 204)
+        // This instance closes it unasked; the other one once a push reads a provider list without it.
+        var samples: [String: Double] = [:]
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            samples = PrometheusText.samples(try await ProcessTests.get(deletingPort, "/metrics").body)
+        } while samples[open] != 0 && ContinuousClock.now < deadline
+        #expect(samples[open] == 0)
+        repeat {
+            try await push("bob", through: sendToOther)
+            samples = PrometheusText.samples(try await ProcessTests.get(otherPort, "/metrics").body)
+        } while samples[open] != 0 && ContinuousClock.now < deadline
+        #expect(samples[open] == 0)
+
+        for server in [deleting, other] {
+            server.signal(SIGTERM)
+            try await server.waitForExit(within: .seconds(20))
+        }
+        await database.drop()
+        try await mock.stop()
+    }
+
+    /// Every per-provider series that has no label but the provider is at 0 before any push: for
+    /// a provider created while serving, and for every provider at the next start.
+    @Test func everyProvidersSeriesIsThereBeforeItsFirstPush() async throws {
+        let database = try await TestDatabase.create()
+        let admin = try APIKeySecret.generate()
+        let environment = [
+            "REGISTRY_MASTER_KEY": try MasterKey.generate().base64url, "REGISTRY_ADMIN_KEY": admin.value,
+        ]
+        let series = [
+            "push_open_connections", "push_open_streams", "push_in_flight", "push_waiting", "push_provider_unhealthy",
+            "push_connections_opened_total", "push_credentials_issued_total", "push_retries_total",
+            "push_expired_before_send_total",
+        ]
+        func expectEverySeries(port: Int, _ when: String) async throws {
+            let samples = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
+            for provider in ["ios", "android"] {
+                for name in series {
+                    #expect(samples[#"\#(name){provider="\#(provider)"}"#] == 0, "\(name) for \(provider) \(when)")
+                }
+            }
+        }
+        let (first, port) = try await ProcessTests.serve(database.url, environment)
+        let send = Self.sender(port: port, key: admin.value)
+        #expect(
+            try await send("PUT", "/v1/providers/ios", ["service": "apns", "topic": "com.example.app"]).status == 201)
+        #expect(
+            try await send("PUT", "/v1/providers/android", ["service": "fcm", "project_id": "example-project"]).status
+                == 201)
+        try await expectEverySeries(port: port, "once created")
+        first.signal(SIGTERM)
+        try await first.waitForExit(within: .seconds(20))
+
+        let (second, secondPort) = try await ProcessTests.serve(database.url, environment)
+        try await expectEverySeries(port: secondPort, "at start")
+        second.signal(SIGTERM)
+        try await second.waitForExit(within: .seconds(20))
+        await database.drop()
+    }
+
+    typealias AdminRequest =
+        @Sendable (_ method: String, _ path: String, _ body: [String: Any]?) async throws
+        -> TestResponse
+
+    /// Sends one admin request to the server on `port`, with a JSON body when one is given.
+    static func sender(port: Int, key: String) -> AdminRequest {
+        { method, path, body in
+            let client = try await HTTPTestClient.connect(port: port)
+            let response = try await client.request(
+                method, path,
+                headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+                body: try body.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) })
+            await client.close()
+            return response
+        }
     }
 }

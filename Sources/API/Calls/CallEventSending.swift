@@ -66,9 +66,10 @@ struct CallEventSending {
         let target = PushTarget(
             userID: device.userID, tokenType: device.type, bundleID: provider.provider.topic,
             deviceID: device.deviceID, payloadKey: key)
+        let composer = context.callComposers.composer(for: provider)
         let composed: ComposedPush
         do {
-            composed = try context.callComposers.composer(for: provider).compose(event, for: target, now: Date())
+            composed = try composer.compose(event, for: target, now: Date())
         } catch {
             context.logger.error(
                 "a call push could not be composed",
@@ -80,7 +81,11 @@ struct CallEventSending {
         case .expired(let reason): return (result.finished(.expired, reason: reason), nil)
         case .apns, .fcm: break
         }
-        guard let message = CallPushMessage.message(for: composed) else {
+        let event = event
+        guard
+            let message = CallPushMessage.message(
+                for: composed, recompose: { try? composer.compose(event, for: target, now: Date()) })
+        else {
             return (result.finished(.failed, reason: "PayloadNotComposed"), nil)
         }
         return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline, lane: lane)

@@ -43,7 +43,7 @@ struct DevicePush {
             guard PayloadLimit.fits(apns.payload.count, device.type) else {
                 return (result.finished(.rejected, reason: "PayloadTooLarge"), nil)
             }
-            message = .apns(payload: apns.payload, options: apns.options)
+            message = .apns(payload: { [payload = apns.payload] in payload }, options: apns.options)
         case (.fcm, _, let fcm?):
             message = .fcm(fcm)
         default:

@@ -11,8 +11,8 @@ import Store
 struct DeviceSend {
     /// What goes to the push service for this device.
     enum Message {
-        /// The APNs request body and its headers.
-        case apns(payload: [UInt8], options: APNsSendOptions)
+        /// The APNs request body, rendered when each attempt starts (see `APNsSender`), and its headers.
+        case apns(payload: @Sendable () -> [UInt8], options: APNsSendOptions)
         /// An FCM v1 `message` without its `token`, which the sender adds.
         case fcm([String: JSONValue])
     }
@@ -33,7 +33,7 @@ struct DeviceSend {
             switch (try await senders.sender(for: provider), message) {
             case (.apns(let sender), .apns(let payload, let options)) where device.type.service == .apns:
                 delivery = await sender.send(
-                    payload, to: device.token.value, environment: device.environment ?? .production,
+                    rendering: payload, to: device.token.value, environment: device.environment ?? .production,
                     options: options, deadline: deadline, lane: lane)
             case (.fcm(let sender), .fcm(let message)) where device.type == .fcm:
                 delivery = await sender.send(message, to: device.token.value, deadline: deadline, lane: lane)

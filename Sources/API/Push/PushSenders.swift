@@ -70,16 +70,34 @@ actor PushSenders {
             await Self.shutdown(sender)
             return entry.sender
         }
-        if let old = entries[name] {
-            Task {
-                // Its last connections and tokens count too: the counters never go back.
-                Self.count(await Self.statistics(of: old.sender), since: old.counted, provider: name.value)
-                await Self.shutdown(old.sender)
-            }
-        }
+        if let old = entries[name] { retire(old, of: name, deleted: false) }
         entries[name] = Entry(version: version, sender: sender)
         setHealthy(name)
         return sender
+    }
+
+    /// Provider `name` was deleted: its sender closes, once the pushes it carries have finished.
+    func remove(_ name: ProviderName) {
+        unhealthy.removeValue(forKey: name)
+        if let old = entries.removeValue(forKey: name) { retire(old, of: name, deleted: true) }
+    }
+
+    /// The providers with a sender here that `present`, a provider list, lacks: deleted, or newer
+    /// than the list. Asked at every push, so it only walks the few providers with a sender.
+    func names(absentFrom present: [ProviderName: StoredProvider]) -> [ProviderName] {
+        entries.keys.filter { present[$0] == nil }
+    }
+
+    /// Shuts a replaced or deleted provider's sender down without making the caller wait: its
+    /// in-flight pushes finish first (`shutdown` grants them their attempt timeout).
+    private func retire(_ old: Entry, of name: ProviderName, deleted: Bool) {
+        Task {
+            // Its last connections and tokens count too: the counters never go back.
+            Self.count(await Self.statistics(of: old.sender), since: old.counted, provider: name.value)
+            await Self.shutdown(old.sender)
+            // A replacement's own figures take over at the next scrape; a deleted provider has none.
+            if deleted { Self.recordIdle(name.value) }
+        }
     }
 
     /// Provider `name`'s budget of in-flight pushes, which every sender of it takes its slots
@@ -132,8 +150,23 @@ actor PushSenders {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(1)
     }
 
-    /// Recorded as 0 too, so that every provider's series exists from its first sender on
-    /// (and from start, for the ones the start-up check saw).
+    /// Every per-provider series whose only label is the provider, at 0 (or unhealthy as known),
+    /// so that dashboards and alerts see a provider before its first push: called for every
+    /// provider at start and for one created here later (other instances: at their next start
+    /// or first push to it).
+    func introduce(_ name: ProviderName) {
+        Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)])
+            .record(unhealthy[name] == nil ? 0 : 1)
+        if entries[name] == nil { Self.recordIdle(name.value) }
+        for label in [
+            "push_connections_opened_total", "push_credentials_issued_total", "push_retries_total",
+            "push_expired_before_send_total",
+        ] {
+            Counter(label: label, dimensions: [("provider", name.value)]).increment(by: 0)
+        }
+    }
+
+    /// Recorded as 0, not removed: the series stays.
     func setHealthy(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)]).record(0)
@@ -188,6 +221,14 @@ actor PushSenders {
         Counter(label: "push_credentials_issued_total", dimensions: [("provider", provider)])
             .increment(by: max(0, statistics.credentialsIssued - counted.credentials))
         return Counted(connections: statistics.connectionsOpened, credentials: statistics.credentialsIssued)
+    }
+
+    /// Every per-provider gauge at 0: a provider without a sender has no connections, streams or
+    /// pushes.
+    private static func recordIdle(_ provider: String) {
+        for label in ["push_open_connections", "push_open_streams", "push_in_flight", "push_waiting"] {
+            Gauge(label: label, dimensions: [("provider", provider)]).record(0)
+        }
     }
 
     private static func shutdown(_ sender: Sender) async {

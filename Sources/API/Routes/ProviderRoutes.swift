@@ -16,6 +16,7 @@ extension APIContext {
                     write.provider, endpoint: write.endpoint.map { $0?.description }, callFormat: write.callFormat,
                     templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
+                if created { await pushSenders.introduce(write.provider.name) }
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })
 
@@ -39,7 +40,10 @@ extension APIContext {
             handler: guarded(.admin) { request, _ in
                 let cascade = try RequestReading.flag(
                     try RequestReading.query(request, allowed: ["cascade"]), "cascade")
-                try await providers.delete(try Self.providerName(request), cascade: cascade)
+                let name = try Self.providerName(request)
+                try await providers.delete(name, cascade: cascade)
+                // Other instances drop theirs at their next push (`providers(of:)`).
+                await pushSenders.remove(name)
                 return .empty(.noContent)
             })
     }

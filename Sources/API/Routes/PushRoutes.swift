@@ -59,9 +59,27 @@ extension APIContext {
         func byName(_ list: [StoredProvider]) -> [ProviderName: StoredProvider] {
             Dictionary(list.map { ($0.provider.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        let snapshot = byName(try await providers.all(readWithin: Self.providerSnapshotAge))
-        guard targets.contains(where: { snapshot[$0.provider] == nil }) else { return snapshot }
-        return byName(try await providers.all(readWithin: .zero))
+        var snapshot = byName(try await providers.all(readWithin: Self.providerSnapshotAge))
+        if targets.contains(where: { snapshot[$0.provider] == nil }) {
+            snapshot = byName(try await providers.all(readWithin: .zero))
+        }
+        await dropDeletedSenders(absentFrom: snapshot)
+        return snapshot
+    }
+
+    /// A provider another instance (or the CLI) deleted is noticed here, where its sender would be
+    /// looked up: a provider with a sender that the list lacks loses it once the database confirms
+    /// it is gone (the list may merely be older than the provider).
+    private func dropDeletedSenders(absentFrom present: [ProviderName: StoredProvider]) async {
+        for name in await pushSenders.names(absentFrom: present) {
+            do {
+                _ = try await providers.provider(named: name)
+            } catch RegistryError.notFound {
+                await pushSenders.remove(name)
+            } catch {
+                // The database did not answer: the next push asks again.
+            }
+        }
     }
 
     static let providerSnapshotAge: Duration = .seconds(1)
