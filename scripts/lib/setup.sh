@@ -74,18 +74,24 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# registry_binary [debug|release]: builds device-registry and prints its path.
+# registry_binary [debug|release]: builds device-registry and prints its path. Release is built
+# as it ships (`--static-swift-stdlib`, as scripts/serve and the Dockerfile build it): the benches
+# measure that binary, and the scripts share one release build instead of relinking it in turn.
 registry_binary() {
-  local config=${1:-release}
-  swift build -c "$config" --product device-registry >&2
-  echo "$(swift build -c "$config" --show-bin-path)/device-registry"
+  built_binary "${1:-release}" device-registry
 }
 
 # mock_push_binary [debug|release]: builds the mock APNs/FCM (`mock-push`) and prints its path.
 mock_push_binary() {
-  local config=${1:-release}
-  swift build -c "$config" --product mock-push >&2
-  echo "$(swift build -c "$config" --show-bin-path)/mock-push"
+  built_binary "${1:-release}" mock-push
+}
+
+# built_binary CONFIG PRODUCT: builds PRODUCT as above and prints its path.
+built_binary() {
+  local flags=(-c "$1")
+  [[ $1 == release ]] && flags+=(--static-swift-stdlib)
+  swift build "${flags[@]}" --product "$2" >&2
+  echo "$(swift build "${flags[@]}" --show-bin-path)/$2"
 }
 
 # fresh_database PORT NAME: (re)creates database NAME on the local cluster at PORT; prints its URL.
