@@ -17,7 +17,6 @@ import os
 import queue
 import re
 import signal
-import ssl
 import subprocess
 import sys
 import threading
@@ -158,11 +157,9 @@ def faults(base, secret, user, rate, seconds, every, mock_pid, mock_url, ca_file
     maybe = psql("SELECT count(*) FROM call_events WHERE id LIKE '%s-%%' AND result @> "
                  "'[{\"maybe_delivered\": true}]'" % prefix)
 
-    mock = urllib.parse.urlsplit(mock_url)
-    connection = http.client.HTTPSConnection(mock.hostname, mock.port,
-                                             context=ssl.create_default_context(cafile=ca_file))
-    connection.request("GET", "/_mock/requests")
-    records = json.loads(connection.getresponse().read())
+    # The mock speaks HTTP/2 only: curl, not http.client.
+    records = json.loads(subprocess.run(["curl", "-sSf", "--http2", "--cacert", ca_file, mock_url + "/_mock/requests"],
+                                        check=True, capture_output=True).stdout)
     accepted = {}
     pattern = re.compile(re.escape(prefix) + r"-(\d+)")
     for record in records:
