@@ -6,7 +6,8 @@ import NIOPosix
 /// bytes both ways until told to black-hole the connections open now (stop forwarding without
 /// closing, as a NAT or load balancer that forgot them does), reset them, or delay everything.
 /// It knows nothing of TLS or HTTP/2, so the client's certificate checks see the server itself.
-/// Tests start it in-process; `scripts/bench ring --faults` drives it the same way.
+/// Tests start it in-process; `scripts/bench ring --faults` runs it in `mock-push --fault-proxy-port`
+/// and black-holes with a signal.
 public final class FaultProxy: Sendable {
     private struct Links {
         var open: [ProxyLink] = []
@@ -26,9 +27,11 @@ public final class FaultProxy: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    /// Listens on `127.0.0.1`, port 0, and forwards each connection to `host:port`.
+    /// Listens on `127.0.0.1`, `listenPort` (0 picks a free one), and forwards each connection to
+    /// `host:port`.
     public static func start(
-        forwardingTo host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        listeningOn listenPort: Int = 0, forwardingTo host: String, port: Int,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> FaultProxy {
         let delay = NIOLockedValueBox<Duration?>(nil)
         let links = NIOLockedValueBox(Links())
@@ -55,7 +58,7 @@ public final class FaultProxy: Sendable {
                         }
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: "127.0.0.1", port: listenPort).get()
         return FaultProxy(channel: channel, links: links, delay: delay)
     }
 

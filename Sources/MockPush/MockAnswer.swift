@@ -12,7 +12,11 @@ struct MockAnswer: Sendable {
     static func json(_ status: Int, _ value: some Encodable, headers: [(String, String)] = []) -> MockAnswer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // Milliseconds: `scripts/bench ring --faults` times rings by when the mock took them.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        }
         let body = (try? encoder.encode(value)).map(Array.init) ?? []
         return MockAnswer(status: status, headers: headers + [("content-type", "application/json")], body: body)
     }

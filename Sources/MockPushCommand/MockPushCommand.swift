@@ -26,6 +26,9 @@ struct MockPushCommand: AsyncParsableCommand {
                 -out server.csr -subj /CN=localhost
               openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -out server.pem \\
                 -extfile <(echo subjectAltName=DNS:localhost,IP:127.0.0.1)
+            With --fault-proxy-port, a TCP proxy to the mock listens there too (point the provider's
+            endpoint at it) and `kill -USR1 <pid>` black-holes the connections open through it:
+            they stop forwarding without closing, as a NAT that forgot them does.
             """)
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -41,6 +44,8 @@ struct MockPushCommand: AsyncParsableCommand {
         name: .customLong("fcm-service-account"),
         help: "A service account JSON file — accept its OAuth assertions for its project; repeatable.")
     var serviceAccounts: [String] = []
+    @Option(help: "Also listen here (127.0.0.1; 0 picks a port) as a fault proxy to the mock; SIGUSR1 black-holes it.")
+    var faultProxyPort: Int?
 
     func run() async throws {
         let server = try await MockPushServer.start(
@@ -65,6 +70,20 @@ struct MockPushCommand: AsyncParsableCommand {
         }
         // Flushed at once: a script waiting for this line reads a pipe, which print() buffers.
         FileHandle.standardOutput.write(Data("mock push listening on https://\(host):\(server.port)\n".utf8))
+        guard let faultProxyPort else { return try await server.waitUntilClosed() }
+        let proxy = try await FaultProxy.start(listeningOn: faultProxyPort, forwardingTo: host, port: server.port)
+        // A signal rather than an admin route: the proxy sits in front of the mock's HTTP server,
+        // not in it, and `kill` is what any shell has.
+        signal(SIGUSR1, SIG_IGN)
+        let blackholes = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+        blackholes.setEventHandler {
+            proxy.blackholeOpenConnections()
+            FileHandle.standardOutput.write(
+                Data("fault proxy black-holed its open connections (\(proxy.connectionsAccepted) accepted)\n".utf8))
+        }
+        blackholes.resume()
+        FileHandle.standardOutput.write(Data("fault proxy listening on 127.0.0.1:\(proxy.port)\n".utf8))
         try await server.waitUntilClosed()
+        blackholes.cancel()
     }
 }

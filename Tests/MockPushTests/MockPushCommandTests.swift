@@ -39,4 +39,32 @@ import Testing
         let stats = try Command.run("curl", ["-sS", "--http2", "--cacert", certificates.caFile, "\(base)/_mock/stats"])
         #expect(stats.standardOutput.contains(#""provider_tokens_accepted":1"#))
     }
+
+    /// `--fault-proxy-port`, as `scripts/bench ring --faults` runs it: pushes pass through the
+    /// proxy to the mock, SIGUSR1 black-holes its connections and leaves the process serving,
+    /// and the mock's records carry milliseconds (the bench times rings by them).
+    @Test func runsAFaultProxyThatASignalBlackholes() async throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        let process = try RegistryProcess(
+            [
+                "--port", "0", "--certificate", certificates.serverCertificateFile, "--private-key",
+                certificates.serverKeyFile, "--fault-proxy-port", "0",
+            ], environment: [:], product: "mock-push")
+        defer { process.signal(SIGTERM) }
+        let line = try await process.waitForLine { $0.hasPrefix("fault proxy listening on 127.0.0.1:") }
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+        func curl(_ path: String) throws -> String {
+            try Command.run(
+                "curl", ["-sS", "--http2", "--cacert", certificates.caFile, "https://localhost:\(port)\(path)"]
+            ).standardOutput
+        }
+        // No key registered: the mock answers 403, and records it.
+        _ = try curl("/3/device/\(String(repeating: "ab", count: 32))")
+        #expect(try curl("/_mock/requests").contains(/"received_at":"[0-9T:-]+\.[0-9]{3}Z"/))
+        process.signal(SIGUSR1)
+        _ = try await process.waitForLine { $0.hasPrefix("fault proxy black-holed its open connections") }
+        #expect(try curl("/_mock/stats").contains(#""connections""#))
+        #expect(process.isRunning)
+    }
 }

@@ -3,27 +3,44 @@
   signed SECRET USER COUNT PREFIX      COUNT webhooks "<signature>\\t<body>", ids PREFIX-0…, for wrk
   paced BASE SECRET USER RATE SECONDS  webhooks at RATE/s for SECONDS (open loop, 64 connections);
                                        prints p50/p99 from each one's scheduled start to its answer
+  faults BASE SECRET USER RATE SECONDS EVERY MOCK_PID MOCK_URL CA_FILE DATABASE_URL
+                                       the same with `ringing_at` = the scheduled start, and
+                                       SIGUSR1 to MOCK_PID (its fault proxy black-holes) every
+                                       EVERY s; reads what the mock accepted, prints the figures
 """
+import datetime
 import hashlib
 import hmac
 import http.client
 import json
+import os
 import queue
+import re
+import signal
+import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 
 
-def webhook(secret, user, event_id):
-    body = json.dumps({
-        "id": event_id, "type": "call.mobile_push_wakeup",
-        "data": {"call_id": "call-" + event_id, "user_id": user, "from_number": "+14155551234",
-                 "from_name": "Bench Caller", "to_number": "+14155559876"},
-    }, separators=(",", ":"))
+def webhook(secret, user, event_id, ringing_at=None):
+    data = {"call_id": "call-" + event_id, "user_id": user, "from_number": "+14155551234",
+            "from_name": "Bench Caller", "to_number": "+14155559876"}
+    if ringing_at is not None:
+        data["ringing_at"] = rfc3339(ringing_at)
+    body = json.dumps({"id": event_id, "type": "call.mobile_push_wakeup", "data": data}, separators=(",", ":"))
     t = str(int(time.time()))
     mac = hmac.new(secret.encode(), (t + "." + body).encode(), hashlib.sha256).hexdigest()
     return "t=%s,v1=%s" % (t, mac), body
+
+
+def rfc3339(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def percentile(sorted_values, p):
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * p / 100))] if sorted_values else 0
 
 
 def signed(secret, user, count, prefix):
@@ -75,11 +92,95 @@ def paced(base, secret, user, rate, seconds):
     for thread in workers:
         thread.join()
     latencies.sort()
+    print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(latencies, 50) * 1000,
+                               percentile(latencies, 99) * 1000))
 
-    def percentile(p):
-        return latencies[min(len(latencies) - 1, int(len(latencies) * p / 100))] * 1000 if latencies else 0
 
-    print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(50), percentile(99)))
+def faults(base, secret, user, rate, seconds, every, mock_pid, mock_url, ca_file, database_url, ttl=30):
+    """Open loop as `paced`, each webhook's `ringing_at` its scheduled start (wall clock), while the
+    mock's fault proxy black-holes the open connection every EVERY s. Then, from what the mock
+    accepted (its records carry milliseconds): lost (never accepted), late (accepted after
+    ringing_at + ttl), doubled (accepted twice), and p50/p99 from ringing_at to the first accept."""
+    url = urllib.parse.urlsplit(base)
+    total = int(rate * seconds)
+    prefix = "faults-%d" % time.time_ns()
+    due = queue.Queue()
+    answers, lock = {}, threading.Lock()
+
+    def worker():
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+        while True:
+            item = due.get()
+            if item is None:
+                return
+            n, ringing_at = item
+            signature, body = webhook(secret, user, "%s-%d" % (prefix, n), ringing_at)
+            connection.request("POST", "/v1/webhooks/dialstack", body=body, headers={
+                "Content-Type": "application/json", "X-DialStack-Signature": signature})
+            response = connection.getresponse()
+            answer = response.read()
+            with lock:
+                answers[n] = response.status == 200 and b'"status":"sent"' in answer
+
+    # A blackhole stalls the webhooks it catches for about a second: enough connections that the
+    # generator never queues behind them (200/s × a few seconds).
+    workers = [threading.Thread(target=worker) for _ in range(512)]
+    for thread in workers:
+        thread.start()
+    start = time.time() + 0.1
+    blackholes = [start + k * every for k in range(1, int(seconds / every) + 1) if k * every < seconds] if every else []
+    faults_made = len(blackholes)
+    for n in range(total):
+        scheduled = round(start + n / rate, 3)  # as `ringing_at` carries it
+        while blackholes and blackholes[0] <= scheduled:
+            pause = blackholes.pop(0) - time.time()
+            if pause > 0:
+                time.sleep(pause)
+            os.kill(mock_pid, signal.SIGUSR1)
+        pause = scheduled - time.time()
+        if pause > 0:
+            time.sleep(pause)
+        due.put((n, scheduled))
+    for _ in workers:
+        due.put(None)
+    for thread in workers:
+        thread.join()
+
+    # A webhook answered at its budget keeps sending: wait until every event is recorded done.
+    def psql(query):
+        return subprocess.run(["psql", "-XtA", database_url, "-c", query], check=True, capture_output=True,
+                              text=True).stdout.strip()
+    deadline = time.time() + ttl + 10
+    while time.time() < deadline and psql("SELECT count(*) FROM call_events WHERE id LIKE '%s-%%' AND state"
+                                          " = 'running'" % prefix) != "0":
+        time.sleep(0.5)
+    maybe = psql("SELECT count(*) FROM call_events WHERE id LIKE '%s-%%' AND result @> "
+                 "'[{\"maybe_delivered\": true}]'" % prefix)
+
+    # The mock speaks HTTP/2 only: curl, not http.client.
+    records = json.loads(subprocess.run(["curl", "-sSf", "--http2", "--cacert", ca_file, mock_url + "/_mock/requests"],
+                                        check=True, capture_output=True).stdout)
+    accepted = {}
+    pattern = re.compile(re.escape(prefix) + r"-(\d+)")
+    for record in records:
+        found = pattern.search(record["body"]) if record["endpoint"] == "apns" else None
+        if found and record["status"] == 200:
+            at = datetime.datetime.fromisoformat(record["received_at"]).timestamp()
+            accepted.setdefault(int(found.group(1)), []).append(at)
+    latencies, late = [], 0
+    for n in range(total):
+        ringing_at = round(start + n / rate, 3)
+        if n in accepted:
+            latencies.append(min(accepted[n]) - ringing_at)
+            late += any(at > ringing_at + ttl for at in accepted[n])
+    latencies.sort()
+    print("%d rings at %g/s for %gs, the open connection black-holed every %gs (%d times)"
+          % (total, rate, seconds, every, faults_made))
+    print("sent %d (webhook answered sent: %d), lost %d, late %d, doubled %d (service recorded maybe_delivered: %s)"
+          % (total, sum(answers.values()), total - len(accepted), late,
+             sum(1 for ats in accepted.values() if len(ats) > 1), maybe))
+    print("ringing_at to the mock: p50 %.3f s, p99 %.3f s, max %.3f s (target: 0 lost, 0 late, p99 <= 1.5 s)"
+          % (percentile(latencies, 50), percentile(latencies, 99), latencies[-1] if latencies else 0))
 
 
 if __name__ == "__main__":
@@ -88,5 +189,8 @@ if __name__ == "__main__":
         signed(args[0], args[1], int(args[2]), args[3])
     elif command == "paced":
         paced(args[0], args[1], args[2], float(args[3]), float(args[4]))
+    elif command == "faults":
+        faults(args[0], args[1], args[2], float(args[3]), float(args[4]), float(args[5]), int(args[6]), args[7],
+               args[8], args[9])
     else:
         sys.exit(__doc__)
