@@ -106,18 +106,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
+        // The push application layer: device selection, sending with feedback, call events, push
+        // jobs. Below API, and knows nothing of HTTP.
+        .target(
+            name: "PushEngine",
+            dependencies: [
+                "Encodings", "RegistryCore", "Store", "PushDelivery", "PushRules", "CallPush",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings),
         .target(
             name: "API",
             dependencies: [
                 "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "PushDelivery", "PushRules",
-                "CallPush",
+                "CallPush", "PushEngine",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings),
         // openapi.yaml and Migrations/ compiled into the binary at build time; the files stay the source.
@@ -127,8 +137,8 @@ let package = Package(
         .executableTarget(
             name: "DeviceRegistry",
             dependencies: [
-                "API", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto", "CMalloc",
-                "EmbeddedResources", "PushDelivery", "CallPush",
+                "API", "PushEngine", "Store", "Postgres", "HTTPServer", "Encodings", "RegistryCore", "RegistryCrypto",
+                "CMalloc", "EmbeddedResources", "PushDelivery", "CallPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -221,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
+                "API", "PushEngine", "HTTPServer", "Postgres", "Store", "RegistryCore", "RegistryCrypto", "TestSupport",
                 "PushDelivery", "CallPush",
                 "PushRules", "PushTestSupport", "MockPush",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

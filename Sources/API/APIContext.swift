@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Logging
+import PushEngine
 import RegistryCore
 import Store
 
@@ -11,10 +12,7 @@ struct APIContext: Sendable {
     let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
     let callEvents: CallEventStore
-    let pushSenders: PushSenders
-    let callComposers: CallComposerSetup
-    let pushJobs: PushJobs
-    let callEventsInFlight: CallEventsInFlight
+    let engine: Engine
     let authenticator: Authenticator
     let events: RegistryEvents
     let logger: Logger

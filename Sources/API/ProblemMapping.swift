@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import PushEngine
 import RegistryCore
 
 /// The one table from failures to HTTP problems. The stores answer in domain terms
@@ -21,6 +22,8 @@ enum ProblemMapping {
             return validation([error])
         case let error as RegistryError:
             return problem(for: error, logger: logger)
+        case let error as EngineError:
+            return problem(for: error)
         default:
             return internalError(String(reflecting: error), logger: logger)
         }
@@ -67,6 +70,21 @@ enum ProblemMapping {
                 headers: ["Retry-After": "\(retryAfterSeconds)"])
         case .internal(let reason):
             return internalError(reason, logger: logger)
+        }
+    }
+
+    static func problem(for error: EngineError) -> Problem {
+        switch error {
+        case .callEventConflict(let id):
+            return Problem(
+                status: .conflict, title: "Conflict",
+                detail: "call event \(id) was posted before with a different body; use a new id for a new event",
+                errors: [FieldError(field: "id", message: "was used for a different call event within the last 24 h")])
+        case .jobQueueFull(let queued, let limit):
+            return Problem(
+                status: .serviceUnavailable, title: "Push job queue full",
+                detail: "\(queued) devices are queued in push jobs; at most \(limit) may be. Retry later.",
+                headers: ["Retry-After": "\(PushJobIntake.retryAfterSeconds)"])
         }
     }
 

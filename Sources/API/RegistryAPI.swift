@@ -2,6 +2,7 @@ import CallPush
 import HTTPServer
 import Logging
 import PushDelivery
+import PushEngine
 import Store
 
 /// The DeviceRegistry HTTP API: every route, wired to the stores it is handed. Knows HTTP only
@@ -43,17 +44,18 @@ public struct RegistryAPI: Sendable {
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
-        let pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
+        let engine = Engine(
+            devices: devices, providers: providers, credentials: credentials, callEvents: callEvents,
+            pushJobs: pushJobs, senders: senders, settings: configuration.pushJobs, logger: logger)
+        let pushSenders = engine.pushSenders
         context = APIContext(
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
-            pushSenders: pushSenders, callComposers: CallComposerSetup(payloadKeys: credentials.payloadKeys),
-            pushJobs: PushJobs(store: pushJobs, settings: configuration.pushJobs),
-            callEventsInFlight: CallEventsInFlight(),
+            engine: engine,
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
                 cache: keyCache, trustedProxies: configuration.trustedProxies),
-            events: RegistryEvents(), logger: logger)
+            events: engine.events, logger: logger)
         batchBodyLimit = configuration.batchBodyLimit
         dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
@@ -110,21 +112,14 @@ public struct RegistryAPI: Sendable {
         return router
     }
 
-    /// Works off push jobs until cancelled (see `PushJobWorker`); returns at once when the
-    /// settings say this instance runs no workers.
+    /// Works off push jobs until cancelled (see `Engine.runPushJobWorkers`).
     public func runPushJobWorkers() async {
-        guard context.pushJobs.settings.runsWorkers else { return }
-        await PushJobWorker(context: context).run()
+        await context.engine.runPushJobWorkers()
     }
 
-    /// Lets the call events still sending finish and record their results (each by its deadline),
-    /// then closes every push connection; call once serving has stopped.
+    /// Lets the call events still sending finish, then closes every push connection; call once
+    /// serving has stopped.
     public func shutdown() async {
-        let sending = context.callEventsInFlight.count
-        if sending > 0 {
-            context.logger.info("waiting for call events still sending", metadata: ["count": "\(sending)"])
-        }
-        await context.callEventsInFlight.waitUntilIdle()
-        await context.pushSenders.shutdown()
+        await context.engine.shutdown()
     }
 }

@@ -1,3 +1,4 @@
+import PushEngine
 import RegistryCore
 
 /// What the master key made of the stored provider credentials at start.
@@ -18,7 +19,7 @@ extension RegistryAPI {
         for stored in try await context.providers.all() {
             let name = stored.provider.name
             // Every provider's series exist from start, at 0 (unhealthy too unless below).
-            await context.pushSenders.introduce(name)
+            await context.engine.pushSenders.introduce(name)
             guard stored.credentials != nil else { continue }
             do {
                 _ = try await context.credentialStore.secret(of: name)
@@ -26,7 +27,7 @@ extension RegistryAPI {
             } catch RegistryError.conflict(let reason), RegistryError.internal(let reason) {
                 // No master key at all, or not the one it was sealed under.
                 unreadable.append((name.value, reason))
-                await context.pushSenders.setUnhealthy(name, reason: reason)
+                await context.engine.pushSenders.setUnhealthy(name, reason: reason)
             }
         }
         return StoredCredentialCheck(opened: opened, unreadable: unreadable)

@@ -1,6 +1,6 @@
-import API
 import Foundation
 import Logging
+import PushEngine
 import ServiceLifecycle
 import Store
 

@@ -1,5 +1,5 @@
-import API
 import ArgumentParser
+import PushEngine
 
 /// How `serve` takes in and works off push jobs, and how long finished ones are kept.
 struct PushJobOptions: ParsableArguments {

@@ -4,6 +4,7 @@ import RegistryCore
 import Testing
 
 @testable import API
+@testable import PushEngine
 @testable import Store
 
 /// The pure pieces around sending a call event: when sending stops, when a running event counts

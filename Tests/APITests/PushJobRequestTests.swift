@@ -1,3 +1,4 @@
+import PushEngine
 import RegistryCore
 import Testing
 

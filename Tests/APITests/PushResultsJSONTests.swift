@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PushEngine
 import RegistryCore
 import Testing
 

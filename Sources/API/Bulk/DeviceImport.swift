@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Logging
 import NIOCore
+import PushEngine
 import RegistryCore
 import Store
 

@@ -1,6 +1,7 @@
 import CallPush
 import Foundation
 import HTTPServer
+import PushEngine
 import RegistryCore
 import Store
 
@@ -14,7 +15,7 @@ import Store
 /// whatever crashes or fails. A post whose id is already held gets the first post's job (202) or,
 /// for another event, 409; it reads the users only for the digest, and stores nothing.
 struct CallEventJobIntake {
-    static let kind = "call_event"
+    static let kind = Engine.callEventJobKind
     /// A call event job's deadline is its expiry, but never further away than a push job's may be.
     static let longestDeadline = PushJobRequest.maximumDeadline.timeInterval
 
@@ -52,7 +53,7 @@ struct CallEventJobIntake {
             try await feed(nil, hasher)
             return try await answer(event, digest: hasher.finish(), heldBy: held)
         }
-        let receiving = try await PushJobIntake(jobs: context.pushJobs).begin(
+        let receiving = try await PushJobIntake(jobs: context.engine.pushJobs).begin(
             PushJobIntake.Job(
                 kind: Self.kind, payload: String(decoding: event.jobJSON.bytes, as: UTF8.self),
                 deadline: min(event.expiresAt, Date().addingTimeInterval(Self.longestDeadline))))
@@ -85,7 +86,7 @@ struct CallEventJobIntake {
     {
         try CallEventDispatch.checkSameEvent(event, digest: digest, held)
         CallEventMetrics.event(event.type, .duplicate)
-        if let jobID = held.jobID, let job = try await context.pushJobs.store.job(id: jobID) {
+        if let jobID = held.jobID, let job = try await context.engine.pushJobs.store.job(id: jobID) {
             return PushJobIntake.accepted(job)
         }
         return .json(try CallEventAnswer(held, duplicate: true))

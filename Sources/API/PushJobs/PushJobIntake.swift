@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PushEngine
 import PushRules
 import RegistryCore
 import Store
@@ -108,11 +109,7 @@ struct PushJobIntake {
         stride(from: 0, to: users.count, by: chunkSize).map { users[$0..<min($0 + chunkSize, users.count)] }
     }
 
-    private func full(_ queued: Int) -> Problem {
-        Problem(
-            status: .serviceUnavailable, title: "Push job queue full",
-            detail:
-                "\(queued) devices are queued in push jobs; at most \(jobs.settings.maxQueued) may be. Retry later.",
-            headers: ["Retry-After": "\(Self.retryAfterSeconds)"])
+    private func full(_ queued: Int) -> EngineError {
+        .jobQueueFull(queued: queued, limit: jobs.settings.maxQueued)
     }
 }

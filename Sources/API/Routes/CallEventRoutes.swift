@@ -1,6 +1,7 @@
 import CallPush
 import Foundation
 import HTTPServer
+import PushEngine
 import RegistryCore
 
 /// `POST /v1/call-events` (`push:send`): one call event in, every device of its users woken in
@@ -19,7 +20,7 @@ extension APIContext {
                 let body = try RequestReading.json(request)
                 if CallEvent.isJob(body) { return try await jobs.receive(json: body) }
                 let event = try CallEvent.parse(body, arrivedAt: Date())
-                return .json(try await CallEventDispatch(context: self).post(event))
+                return .json(try await CallEventDispatch(context: engine).post(event))
             })
 
         router.add(

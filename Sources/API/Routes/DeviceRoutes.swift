@@ -1,5 +1,6 @@
 import CallPush
 import HTTPServer
+import PushEngine
 import RegistryCore
 import Store
 

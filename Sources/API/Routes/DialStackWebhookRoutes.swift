@@ -1,6 +1,7 @@
 import CallPush
 import Foundation
 import HTTPServer
+import PushEngine
 import RegistryCore
 
 /// `POST /v1/webhooks/dialstack`: DialStack's `call.mobile_push_wakeup` becomes a `call.ring`
@@ -68,7 +69,7 @@ extension APIContext {
                     ])
                 CallEventMetrics.webhookFieldDropped(field.field)
             }
-            let answer = try await CallEventDispatch(context: self).wake(event, budget: Self.webhookAnswerBudget)
+            let answer = try await CallEventDispatch(context: engine).wake(event, budget: Self.webhookAnswerBudget)
             CallEventMetrics.webhook(answer.duplicate == true ? .duplicate : .accepted)
             return .json(answer)
         }

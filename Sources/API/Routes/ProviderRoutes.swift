@@ -1,5 +1,6 @@
 import HTTPServer
 import PushDelivery
+import PushEngine
 import RegistryCore
 import Store
 
@@ -16,7 +17,7 @@ extension APIContext {
                     write.provider, endpoint: write.endpoint.map { $0?.description }, callFormat: write.callFormat,
                     templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
-                if created { await pushSenders.introduce(write.provider.name) }
+                if created { await engine.pushSenders.introduce(write.provider.name) }
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })
 
@@ -43,7 +44,7 @@ extension APIContext {
                 let name = try Self.providerName(request)
                 try await providers.delete(name, cascade: cascade)
                 // Other instances drop theirs at their next push (`providers(of:)`).
-                await pushSenders.remove(name)
+                await engine.pushSenders.remove(name)
                 return .empty(.noContent)
             })
     }

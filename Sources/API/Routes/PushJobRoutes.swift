@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PushEngine
 import RegistryCore
 import Store
 
@@ -15,14 +16,14 @@ extension APIContext {
                 guard let body = request.bodyStream else {
                     throw Problem(status: .badRequest, title: "Missing body", detail: "send the push, then user ids")
                 }
-                return try await PushJobIntake(jobs: pushJobs).receive(body)
+                return try await PushJobIntake(jobs: engine.pushJobs).receive(body)
             })
 
         router.add(
             .GET, "/v1/push-jobs/{id}",
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                guard let id = Self.jobID(request), let job = try await pushJobs.store.job(id: id) else {
+                guard let id = Self.jobID(request), let job = try await engine.pushJobs.store.job(id: id) else {
                     throw RegistryError.notFound("push job")
                 }
                 return .json(PushJobBody(job))
@@ -32,12 +33,14 @@ extension APIContext {
             .DELETE, "/v1/push-jobs/{id}",
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                guard let id = Self.jobID(request), try await pushJobs.store.cancel(id: id) != nil else {
+                guard let id = Self.jobID(request), try await engine.pushJobs.store.cancel(id: id) != nil else {
                     throw RegistryError.notFound("push job")
                 }
-                pushJobs.noteCancelled(id)
+                engine.pushJobs.noteCancelled(id)
                 try await waitForClaims(of: id)
-                guard let job = try await pushJobs.store.job(id: id) else { throw RegistryError.notFound("push job") }
+                guard let job = try await engine.pushJobs.store.job(id: id) else {
+                    throw RegistryError.notFound("push job")
+                }
                 return .json(PushJobBody(job))
             })
     }
@@ -53,8 +56,8 @@ extension APIContext {
     /// no longer reach the database stops starting pushes when its lease runs out, so the wait is
     /// bounded by the lease plus one push's timeout.
     private func waitForClaims(of id: String) async throws {
-        let limit = ContinuousClock.now + pushJobs.settings.lease + pushJobs.settings.pushTimeout
-        while try await pushJobs.store.claimedDevices(job: id) > 0 {
+        let limit = ContinuousClock.now + engine.pushJobs.settings.lease + engine.pushJobs.settings.pushTimeout
+        while try await engine.pushJobs.store.claimedDevices(job: id) > 0 {
             guard ContinuousClock.now < limit else {
                 throw RegistryError.unavailable(reason: "push job \(id): claims still held after the cancel")
             }

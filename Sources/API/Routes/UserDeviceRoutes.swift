@@ -1,4 +1,5 @@
 import HTTPServer
+import PushEngine
 import RegistryCore
 import Store
 

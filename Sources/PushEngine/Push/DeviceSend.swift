@@ -26,7 +26,7 @@ struct DeviceSend {
     var lane: PushBudget.Lane = .interactive
 
     /// The device's result, and the sender's when a push service was asked.
-    func deliver(context: APIContext, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
+    func deliver(context: Engine, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
         let result = PushResult(device: device)
         let delivery: DeliveryResult
         do {
@@ -49,7 +49,7 @@ struct DeviceSend {
         return (await outcome(of: delivery, result: result, context: context, senders: senders), delivery)
     }
 
-    private func outcome(of delivery: DeliveryResult, result: PushResult, context: APIContext, senders: PushSenders)
+    private func outcome(of delivery: DeliveryResult, result: PushResult, context: Engine, senders: PushSenders)
         async -> PushResult
     {
         let name = provider.provider.name
@@ -78,7 +78,7 @@ struct DeviceSend {
 
     /// The registry's action, or nil when the store could not be reached (the push service's
     /// verdict is still reported; the token is dealt with by the next push or feedback).
-    private func applyVerdict(_ verdict: TokenVerdict, provider: ProviderName, context: APIContext) async
+    private func applyVerdict(_ verdict: TokenVerdict, provider: ProviderName, context: Engine) async
         -> FeedbackAction?
     {
         do {

@@ -14,7 +14,7 @@ struct CallEventSending {
     static let maximumSendWindow: TimeInterval = 30
 
     let event: CallEvent
-    let context: APIContext
+    let context: Engine
     var lane: PushBudget.Lane = .interactive
 
     /// When sending stops: the event's expiry for a ring, at most `maximumSendWindow` from `now`.

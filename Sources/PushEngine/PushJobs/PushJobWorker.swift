@@ -28,13 +28,13 @@ final class PushJobWorker: Sendable {
         let work: Work
     }
 
-    let context: APIContext
+    let context: Engine
     private var jobs: PushJobs { context.pushJobs }
     private var settings: PushJobSettings { context.pushJobs.settings }
     let budget: JobSendBudget
     let inFlight = NIOLockedValueBox(0)
 
-    init(context: APIContext) {
+    init(context: Engine) {
         self.context = context
         budget = JobSendBudget(perProvider: context.pushJobs.settings.concurrency)
     }
@@ -120,7 +120,7 @@ final class PushJobWorker: Sendable {
         do {
             let json = try JSONParser.parse(job.payload)
             switch job.kind {
-            case CallEventJobIntake.kind:
+            case Engine.callEventJobKind:
                 // The stored event always carries `ringing_at`, checked when it was accepted; the
                 // far arrival time only keeps that check from failing on a later clock.
                 return Job(

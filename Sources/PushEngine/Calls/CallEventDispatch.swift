@@ -1,19 +1,22 @@
 import CallPush
 import Foundation
-import HTTPServer
 import RegistryCore
 import Store
 
 /// Runs each call event id once across every instance: the first poster claims the id in the
 /// database and sends; a post of the same id with the same body answers the first one's result
 /// (`duplicate`), with another body is 409. See `CallEventStore` for the window.
-struct CallEventDispatch {
-    let context: APIContext
+package struct CallEventDispatch {
+    let context: Engine
+
+    package init(context: Engine) {
+        self.context = context
+    }
 
     /// `POST /v1/call-events`: the first post's results, or the earlier post's. A duplicate that
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
-    func post(_ event: CallEvent) async throws -> CallEventAnswer {
+    package func post(_ event: CallEvent) async throws -> CallEventAnswer {
         while true {
             switch try await claim(event) {
             case .claimed(let row):
@@ -49,7 +52,7 @@ struct CallEventDispatch {
     /// post that has not finished by then goes on (`CallEventsInFlight`) and records its results;
     /// a redelivery is answered at once from what is stored (DialStack only needs the 200), unless
     /// the first poster died holding the event: then the redelivery rings (`CallEventStore.claim`).
-    func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
+    package func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
         switch try await claim(event) {
         case .claimed(let row):
             let sending = start(event, row)
@@ -95,7 +98,7 @@ struct CallEventDispatch {
     /// renewal that fails is tried again at the next one: only a lapse of the whole lease lets a
     /// redelivery take over.
     private static func keepingLease<T: Sendable>(
-        on id: String, context: APIContext, _ body: @escaping @Sendable () async throws -> T
+        on id: String, context: Engine, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -117,12 +120,9 @@ struct CallEventDispatch {
 
     /// The same id must carry the same event (`digest`: the event's, or its job's): another body
     /// under it is a client bug, 409.
-    static func checkSameEvent(_ event: CallEvent, digest: String, _ row: StoredCallEvent) throws {
+    package static func checkSameEvent(_ event: CallEvent, digest: String, _ row: StoredCallEvent) throws {
         guard row.digest != digest else { return }
         CallEventMetrics.event(event.type, .conflict)
-        throw Problem(
-            status: .conflict, title: "Conflict",
-            detail: "call event \(event.id) was posted before with a different body; use a new id for a new event",
-            errors: [FieldError(field: "id", message: "was used for a different call event within the last 24 h")])
+        throw EngineError.callEventConflict(id: event.id)
     }
 }

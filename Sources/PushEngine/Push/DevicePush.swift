@@ -8,7 +8,7 @@ import Store
 /// section for its service, or is a token the APNs push type does not suit (a VoIP token takes
 /// only `voip`, a remote token never does: APNs answers the wrong kind `DeviceTokenNotForTopic`,
 /// which would disable a good token); else send that section through `DeviceSend`.
-struct DevicePush {
+package struct DevicePush {
     let device: Device
     let provider: StoredProvider?
     let request: PushRequest
@@ -16,7 +16,18 @@ struct DevicePush {
     /// `.bulk` for a push job's devices (see `DeviceSend.lane`).
     var lane: PushBudget.Lane = .interactive
 
-    func run(context: APIContext, senders: PushSenders) async -> PushResult {
+    package init(
+        device: Device, provider: StoredProvider?, request: PushRequest, deadline: ContinuousClock.Instant,
+        lane: PushBudget.Lane = .interactive
+    ) {
+        self.device = device
+        self.provider = provider
+        self.request = request
+        self.deadline = deadline
+        self.lane = lane
+    }
+
+    package func run(context: Engine, senders: PushSenders) async -> PushResult {
         let started = ContinuousClock.now
         let (result, delivery) = await deliver(context: context, senders: senders)
         PushMetrics.record(
@@ -26,7 +37,7 @@ struct DevicePush {
     }
 
     /// The device's result, and the sender's when a sender was asked.
-    private func deliver(context: APIContext, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
+    private func deliver(context: Engine, senders: PushSenders) async -> (PushResult, DeliveryResult?) {
         let result = PushResult(device: device)
         if let reason = device.disabledReason {
             return (result.finished(.skipped, reason: "disabled: \(reason)"), nil)

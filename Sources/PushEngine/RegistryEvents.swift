@@ -11,7 +11,7 @@ public struct RegistryEvents: Sendable {
 
     public init() {}
 
-    func registered(_ outcome: RegistrationOutcome) {
+    package func registered(_ outcome: RegistrationOutcome) {
         registered(outcome.result, provider: outcome.device.provider, type: outcome.device.type)
         let provider = outcome.device.provider.value
         let type = outcome.device.type.rawValue
@@ -23,15 +23,15 @@ public struct RegistryEvents: Sendable {
         }
     }
 
-    func registered(_ result: RegistrationResult, provider: ProviderName, type: TokenType) {
+    package func registered(_ result: RegistrationResult, provider: ProviderName, type: TokenType) {
         count(result.rawValue, provider: provider.value, type: type.rawValue)
     }
 
-    func unregistered(_ n: Int) {
+    package func unregistered(_ n: Int) {
         if n > 0 { count("unregistered", provider: "", type: "", n) }
     }
 
-    func invalidated(_ action: FeedbackAction, provider: ProviderName) {
+    package func invalidated(_ action: FeedbackAction, provider: ProviderName) {
         switch action {
         case .deleted, .disabled: count("invalidated_\(action.rawValue)", provider: provider.value, type: "")
         case .keptNewer, .ignored: break

@@ -1,47 +1,46 @@
 import Encodings
-import HTTPServer
 import RegistryCore
 
 /// One device's line in the `POST /v1/push` and call-event answers. Carries a hint of the token
 /// (its last 8 characters), never the token: a `push:send` key must not learn full tokens.
 /// Decodable because a call event's results are stored and answered again (duplicates, history).
-struct PushResult: Codable {
-    enum Status: String, Codable {
+package struct PushResult: Codable {
+    package enum Status: String, Codable {
         case sent
         case tokenInvalid = "token_invalid"
         case rejected, failed, expired, skipped
     }
 
-    let provider: String
-    let type: String
-    let device_id: String?
-    let token_hint: String
-    var status = Status.skipped
+    package let provider: String
+    package let type: String
+    package let device_id: String?
+    package let token_hint: String
+    package var status = Status.skipped
     /// The `apns-id` APNs answered or the FCM message name.
-    var service_id: String?
-    var reason: String?
-    var action: FeedbackAction?
+    package var service_id: String?
+    package var reason: String?
+    package var action: FeedbackAction?
     /// Attempts made, and whether one reached the push service and went unanswered
     /// (`DeliveryResult.maybeDelivered`): the device may have the push although the status
     /// is not `sent`, or twice when it is.
-    var attempts = 0
-    var maybe_delivered = false
+    package var attempts = 0
+    package var maybe_delivered = false
 
-    init(device: Device) {
+    package init(device: Device) {
         provider = device.provider.value
         type = device.type.rawValue
         device_id = device.deviceID?.value
         token_hint = String(device.token.value.suffix(8))
     }
 
-    func finished(_ status: Status, reason: String?) -> PushResult {
+    package func finished(_ status: Status, reason: String?) -> PushResult {
         var result = self
         result.status = status
         result.reason = reason
         return result
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         provider = try container.decode(String.self, forKey: .provider)
         type = try container.decode(String.self, forKey: .type)
@@ -56,7 +55,7 @@ struct PushResult: Codable {
         maybe_delivered = try container.decodeIfPresent(Bool.self, forKey: .maybe_delivered) ?? false
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(provider, forKey: .provider)
         try container.encode(type, forKey: .type)
@@ -72,48 +71,5 @@ struct PushResult: Codable {
     }
     private enum CodingKeys: String, CodingKey {
         case provider, type, device_id, token_hint, status, service_id, reason, action, attempts, maybe_delivered
-    }
-}
-
-/// `{"results":[…]}`, written directly (`SelfWrittenJSON`): answered once per `POST /v1/push`,
-/// where JSONEncoder took about a tenth of the service's CPU per push.
-struct PushResultsBody: SelfWrittenJSON {
-    let results: [PushResult]
-
-    var jsonBytes: [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(16 + results.count * 200)
-        output.append(contentsOf: #"{"results":["#.utf8)
-        for (index, result) in results.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            result.appendJSON(to: &output)
-        }
-        output.append(contentsOf: "]}".utf8)
-        return output
-    }
-}
-
-extension PushResult {
-    /// What `encode(to:)` gives, its keys in the order `.sortedKeys` puts them.
-    fileprivate func appendJSON(to output: inout [UInt8]) {
-        output.append(contentsOf: #"{"action":"#.utf8)
-        JSONText.appendString(action.flatMap { $0 == .ignored ? nil : $0.rawValue }, to: &output)
-        output.append(contentsOf: #","attempts":\#(attempts)"#.utf8)
-        output.append(contentsOf: #","device_id":"#.utf8)
-        JSONText.appendString(device_id, to: &output)
-        output.append(contentsOf: #","maybe_delivered":\#(maybe_delivered)"#.utf8)
-        output.append(contentsOf: #","provider":"#.utf8)
-        JSONText.appendString(provider, to: &output)
-        output.append(contentsOf: #","reason":"#.utf8)
-        JSONText.appendString(reason, to: &output)
-        output.append(contentsOf: #","service_id":"#.utf8)
-        JSONText.appendString(service_id, to: &output)
-        output.append(contentsOf: #","status":"#.utf8)
-        JSONText.appendString(status.rawValue, to: &output)
-        output.append(contentsOf: #","token_hint":"#.utf8)
-        JSONText.appendString(token_hint, to: &output)
-        output.append(contentsOf: #","type":"#.utf8)
-        JSONText.appendString(type, to: &output)
-        output.append(UInt8(ascii: "}"))
     }
 }

@@ -3,15 +3,15 @@ import Metrics
 
 /// What call events count. Labels are bounded: event types and statuses are fixed sets, and the
 /// webhook results are the cases below; no id, token or secret is ever a label.
-enum CallEventMetrics {
+package enum CallEventMetrics {
     /// What became of a posted event: sent (the first post), duplicate, conflict (409), or
     /// abandoned (a duplicate found its first poster gone).
-    enum Outcome: String {
+    package enum Outcome: String {
         case sent, duplicate, conflict, abandoned
     }
 
     /// What the DialStack webhook made of a delivery.
-    enum WebhookResult: String {
+    package enum WebhookResult: String {
         case accepted, ignored, duplicate
         case notConfigured = "not_configured"
         case missingSignature = "missing_signature"
@@ -20,7 +20,7 @@ enum CallEventMetrics {
         case badSignature = "bad_signature"
         case invalidBody = "invalid_body"
 
-        init(_ failure: DialStackSignatureFailure) {
+        package init(_ failure: DialStackSignatureFailure) {
             switch failure {
             case .missingHeader: self = .missingSignature
             case .malformedHeader: self = .malformedSignature
@@ -31,7 +31,7 @@ enum CallEventMetrics {
     }
 
     /// `call_events_total{type, outcome}`.
-    static func event(_ type: CallEventType, _ outcome: Outcome) {
+    package static func event(_ type: CallEventType, _ outcome: Outcome) {
         Counter(label: "call_events_total", dimensions: [("type", type.rawValue), ("outcome", outcome.rawValue)])
             .increment()
     }
@@ -45,12 +45,12 @@ enum CallEventMetrics {
 
     /// `dialstack_webhook_fields_dropped_total{field}`: an optional field of a wake-up that did
     /// not parse and was left out of the ring (the field names are the webhook's few own).
-    static func webhookFieldDropped(_ field: String) {
+    package static func webhookFieldDropped(_ field: String) {
         Counter(label: "dialstack_webhook_fields_dropped_total", dimensions: [("field", field)]).increment()
     }
 
     /// `dialstack_webhooks_total{result}`.
-    static func webhook(_ result: WebhookResult) {
+    package static func webhook(_ result: WebhookResult) {
         Counter(label: "dialstack_webhooks_total", dimensions: [("result", result.rawValue)]).increment()
     }
 }

@@ -1,3 +1,4 @@
+import CallPush
 import Foundation
 import PushRules
 import RegistryCore
@@ -7,28 +8,28 @@ import RegistryCore
 /// are `PushRequest`'s, so a job refuses what a synchronous push refuses; only the users (up to
 /// 1,000,000) and the deadline (default 1 hour, at most 24) differ, and a job never rings
 /// (`VoIPPushRule`).
-struct PushJobRequest {
+package struct PushJobRequest {
     /// The body as stored with the job: without `user_ids`, `async` and `deadline`.
-    let payload: [String: JSONValue]
-    let push: PushRequest
-    let users: [UserID]
-    let deadline: CompactDuration
+    package let payload: [String: JSONValue]
+    package let push: PushRequest
+    package let users: [UserID]
+    package let deadline: CompactDuration
 
-    static let maximumUsers = JobLines.maximumUsers
+    static let maximumUsers = CallEvent.maxJobUsers
     static let defaultDeadline = CompactDuration(seconds: 3600)
-    static let maximumDeadline = CompactDuration(seconds: 86_400)
-    static let kind = "push"
+    package static let maximumDeadline = CompactDuration(seconds: 86_400)
+    package static let kind = "push"
 
     /// Whether a `POST /v1/push` body asks for a job rather than an answer with every result
     /// (an `async` that is not a boolean too: the job's rules name it).
-    static func isJob(_ body: JSONValue) -> Bool {
+    package static func isJob(_ body: JSONValue) -> Bool {
         guard let object = body.objectValue else { return false }
         return (object["async"].map { $0 != .bool(false) } ?? false)
             || (object["user_ids"]?.arrayValue?.count ?? 0) > PushRequest.maximumUsers
     }
 
     /// A body that is not a job, without its `"async": false`.
-    static func synchronous(_ body: JSONValue) -> JSONValue {
+    package static func synchronous(_ body: JSONValue) -> JSONValue {
         guard var object = body.objectValue, object["async"] != nil else { return body }
         object["async"] = nil
         return .object(object)
@@ -36,7 +37,7 @@ struct PushJobRequest {
 
     /// A whole job from a JSON body; `streamed` is the NDJSON header line, whose users follow on
     /// lines of their own (and so must not be in it).
-    static func parse(_ body: JSONValue, streamed: Bool = false, now: Date = Date()) throws(ValidationErrors)
+    package static func parse(_ body: JSONValue, streamed: Bool = false, now: Date = Date()) throws(ValidationErrors)
         -> PushJobRequest
     {
         guard var object = body.objectValue else {

@@ -4,7 +4,7 @@ import Store
 
 /// A call event's answer: `POST /v1/call-events`, the DialStack webhook and
 /// `GET /v1/call-events/{id}` (which leaves `duplicate` out).
-struct CallEventAnswer: Encodable {
+package struct CallEventAnswer: Encodable {
     /// `running` (still sending), `done`, or `abandoned`: its first poster stopped before
     /// recording results, and nothing more is sent for it.
     enum State: String, Encodable {
@@ -15,7 +15,7 @@ struct CallEventAnswer: Encodable {
     let type: String
     let state: State
     /// Whether this post found the event already posted; nil in history answers.
-    let duplicate: Bool?
+    package let duplicate: Bool?
     let created_at: String
     let finished_at: String?
     /// The push job that sends an event posted as a job (whose devices' outcomes are the job's);
@@ -24,7 +24,7 @@ struct CallEventAnswer: Encodable {
     let results: [PushResult]
 
     /// The answer for `row` as it stands at `now`; results as the first poster stored them.
-    init(_ row: StoredCallEvent, duplicate: Bool?, now: Date = Date()) throws {
+    package init(_ row: StoredCallEvent, duplicate: Bool?, now: Date = Date()) throws {
         id = row.id
         type = row.type
         state = row.state == .done ? .done : row.isAbandoned(at: now) ? .abandoned : .running
@@ -47,7 +47,7 @@ struct CallEventAnswer: Encodable {
         self.results = results
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(type, forKey: .type)

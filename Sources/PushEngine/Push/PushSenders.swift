@@ -11,7 +11,7 @@ import Store
 /// Google's end, and the next accepted push clears it. Each provider's budget of in-flight
 /// pushes (`PushBudget`) lives here too, for the life of the process, so a sender rebuilt for
 /// new credentials shares it with the pushes the old one still carries.
-actor PushSenders {
+package actor PushSenders {
     enum Sender {
         case apns(APNsSender)
         case fcm(FCMSender)
@@ -77,7 +77,7 @@ actor PushSenders {
     }
 
     /// Provider `name` was deleted: its sender closes, once the pushes it carries have finished.
-    func remove(_ name: ProviderName) {
+    package func remove(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
         if let old = entries.removeValue(forKey: name) { retire(old, of: name, deleted: true) }
     }
@@ -141,7 +141,7 @@ actor PushSenders {
         }
     }
 
-    func setUnhealthy(_ name: ProviderName, reason: String) {
+    package func setUnhealthy(_ name: ProviderName, reason: String) {
         if unhealthy.updateValue(reason, forKey: name) == nil {
             logger.warning(
                 "the provider cannot send: its credentials are refused or cannot be opened",
@@ -154,7 +154,7 @@ actor PushSenders {
     /// so that dashboards and alerts see a provider before its first push: called for every
     /// provider at start and for one created here later (other instances: at their next start
     /// or first push to it).
-    func introduce(_ name: ProviderName) {
+    package func introduce(_ name: ProviderName) {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)])
             .record(unhealthy[name] == nil ? 0 : 1)
         if entries[name] == nil { Self.recordIdle(name.value) }
@@ -178,7 +178,7 @@ actor PushSenders {
     /// (`push_open_streams`); the provider tokens they signed or access tokens they obtained
     /// (`push_credentials_issued_total`); and its pushes in flight and waiting for a slot of its
     /// budget (`push_in_flight`, `push_waiting`).
-    func recordStatistics() async {
+    package func recordStatistics() async {
         for name in entries.keys {
             guard let sender = entries[name]?.sender else { continue }
             let statistics = await Self.statistics(of: sender)
@@ -197,11 +197,11 @@ actor PushSenders {
     }
 
     /// Providers whose credentials the push service refused, with its reason, by name.
-    var unhealthyProviders: [(name: String, reason: String)] {
+    package var unhealthyProviders: [(name: String, reason: String)] {
         unhealthy.map { ($0.key.value, $0.value) }.sorted { $0.name < $1.name }
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         for entry in entries.values { await Self.shutdown(entry.sender) }
         entries = [:]
     }
