@@ -116,6 +116,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -159,7 +160,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "HTTPServer", "API", "Store", "RegistryCore", "RegistryCrypto", "PushDelivery",
+                "Postgres", "HTTPServer", "API", "PushEngine", "Store", "RegistryCore", "RegistryCrypto",
+                "PushDelivery",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -227,6 +229,12 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushEngineTests",
+            dependencies: [
+                "PushEngine", "CallPush", "Postgres", "PushDelivery", "RegistryCore", "Store", "TestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",

@@ -5,13 +5,13 @@ import PushEngine
 import RegistryCore
 import Store
 
-/// What every route needs: the stores, authentication, the logger and the event counters.
+/// What every route needs: the stores it reads and writes itself, the push engine (sending, call
+/// events and push jobs), authentication, the logger and the event counters.
 struct APIContext: Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
     let credentialStore: ProviderCredentialStore
     let keys: APIKeyStore
-    let callEvents: CallEventStore
     let engine: Engine
     let authenticator: Authenticator
     let events: RegistryEvents

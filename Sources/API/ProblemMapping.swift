@@ -10,6 +10,8 @@ import RegistryCore
 enum ProblemMapping {
     /// Seconds a client should wait after a 503 before trying again.
     static let retryAfterSeconds = 1
+    /// Seconds a client should wait after a full push job queue.
+    static let jobQueueRetryAfterSeconds = 30
 
     static func problem(for error: any Error, logger: Logger) -> Problem {
         switch error {
@@ -24,6 +26,8 @@ enum ProblemMapping {
             return problem(for: error, logger: logger)
         case let error as EngineError:
             return problem(for: error)
+        case let failure as APIFailure:
+            return problem(for: failure)
         default:
             return internalError(String(reflecting: error), logger: logger)
         }
@@ -84,7 +88,48 @@ enum ProblemMapping {
             return Problem(
                 status: .serviceUnavailable, title: "Push job queue full",
                 detail: "\(queued) devices are queued in push jobs; at most \(limit) may be. Retry later.",
-                headers: ["Retry-After": "\(PushJobIntake.retryAfterSeconds)"])
+                headers: ["Retry-After": "\(jobQueueRetryAfterSeconds)"])
+        }
+    }
+
+    static func problem(for failure: APIFailure) -> Problem {
+        switch failure {
+        case .missingBody(let detail):
+            return Problem(status: .badRequest, title: "Missing body", detail: detail)
+        case .emptyJSON:
+            return Problem(status: .badRequest, title: "Malformed JSON", detail: "the request needs a JSON body")
+        case .malformedJSON(let offset):
+            return Problem(
+                status: .badRequest, title: "Malformed JSON",
+                detail: "the request body is not valid JSON (at byte \(offset))")
+        case .tooManyBadKeys(let seconds):
+            return Problem(
+                status: .tooManyRequests, title: "Too many requests",
+                detail: "too many invalid API keys from this address; wait before trying again",
+                headers: ["Retry-After": "\(seconds)"])
+        case .starting:
+            return Problem(
+                status: .serviceUnavailable, title: "Starting",
+                detail: "the instance is setting up its database; try again shortly",
+                headers: ["Retry-After": "\(retryAfterSeconds)"])
+        case .notReady(let reason):
+            return Problem(
+                status: .serviceUnavailable, title: "Not ready", detail: reason,
+                headers: ["Retry-After": "\(retryAfterSeconds)"])
+        case .webhookNotConfigured:
+            return Problem(
+                status: .serviceUnavailable, title: "Webhook not configured",
+                detail:
+                    "set DIALSTACK_WEBHOOK_SECRET to the endpoint's signing secret (several, comma-separated, "
+                    + "during a rotation) and restart")
+        case .webhookSignatureRefused:
+            return Problem(
+                status: .unauthorized, title: "Unauthorized",
+                detail: "the X-DialStack-Signature header is missing, malformed, too old, or does not sign this body")
+        case .importLineTooLong(let maxBytes):
+            return Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxBytes) bytes")
+        case .importLineUnreadable:
+            return Problem(status: .unprocessableEntity)
         }
     }
 

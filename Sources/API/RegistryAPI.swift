@@ -1,7 +1,6 @@
 import CallPush
 import HTTPServer
 import Logging
-import PushDelivery
 import PushEngine
 import Store
 
@@ -22,7 +21,6 @@ public struct RegistryAPI: Sendable {
         /// `DIALSTACK_WEBHOOK_SECRET`: checks the DialStack webhook's signatures; nil answers the
         /// webhook 503, saying how to configure it.
         public var dialStackSignature: DialStackSignature?
-        public var pushJobs = PushJobSettings()
         public init() {}
     }
 
@@ -34,23 +32,18 @@ public struct RegistryAPI: Sendable {
 
     /// `isReady` answers `/readyz`: whether the database answers with the schema this build
     /// expects; `state` says whether the instance is still setting up or already draining.
-    /// `senders` makes each provider's push sender, once per process.
+    /// `engine` does the sending, call events and push jobs; whoever wires the process runs it.
     public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore, keys: APIKeyStore,
-        callEvents: CallEventStore, pushJobs: PushJobStore,
-        senders: PushSenderFactory, isReady: @escaping @Sendable () async -> Bool,
+        engine: Engine, isReady: @escaping @Sendable () async -> Bool,
         state: ServingState = ServingState(), configuration: Configuration,
         logger: Logger,
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
-        let engine = Engine(
-            devices: devices, providers: providers, credentials: credentials, callEvents: callEvents,
-            pushJobs: pushJobs, senders: senders, settings: configuration.pushJobs, logger: logger)
         let pushSenders = engine.pushSenders
         context = APIContext(
-            devices: devices, providers: providers, credentialStore: credentials, keys: keys, callEvents: callEvents,
-            engine: engine,
+            devices: devices, providers: providers, credentialStore: credentials, keys: keys, engine: engine,
             authenticator: Authenticator(
                 keys: keys,
                 limiter: BadKeyLimiter(limit: configuration.badKeyLimit, window: configuration.badKeyWindow),
@@ -110,16 +103,5 @@ public struct RegistryAPI: Sendable {
         operational.addHealth(to: &router)
         operational.addReadinessAndMetrics(to: &router)
         return router
-    }
-
-    /// Works off push jobs until cancelled (see `Engine.runPushJobWorkers`).
-    public func runPushJobWorkers() async {
-        await context.engine.runPushJobWorkers()
-    }
-
-    /// Lets the call events still sending finish, then closes every push connection; call once
-    /// serving has stopped.
-    public func shutdown() async {
-        await context.engine.shutdown()
     }
 }

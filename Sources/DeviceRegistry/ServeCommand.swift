@@ -10,6 +10,7 @@ import NIOCore
 import Postgres
 import Prometheus
 import PushDelivery
+import PushEngine
 import RegistryCrypto
 import ServiceLifecycle
 import Store
@@ -106,7 +107,6 @@ struct ServeCommand: AsyncParsableCommand {
             badKeyLimit, env: "BAD_KEY_LIMIT", default: apiConfiguration.badKeyLimit, valid: { $0 > 0 },
             expected: "a positive number")
         apiConfiguration.trustedProxies = try http.resolvedTrustedProxies()
-        apiConfiguration.pushJobs = try pushJobOptions.settings()
         apiConfiguration.openAPIDocument = try ResourceLocator.openAPIDocument(
             override: Setting.optional(openapiPath, env: "OPENAPI_PATH"))
         apiConfiguration.dialStackSignature = try Self.dialStackSignature()
@@ -167,10 +167,14 @@ struct ServeCommand: AsyncParsableCommand {
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let callEvents = CallEventStore(pool: pool)
         let pushJobs = PushJobStore(pool: pool)
+        let providers = ProviderStore(pool: pool)
+        let credentials = ProviderCredentialStore(pool: pool, sealer: sealer)
+        let engine = Engine(
+            devices: devices, providers: providers, credentials: credentials, callEvents: callEvents,
+            pushJobs: pushJobs, senders: senders, settings: try pushJobOptions.settings(), logger: logger)
         let api = RegistryAPI(
-            devices: devices, providers: ProviderStore(pool: pool),
-            credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
-            callEvents: callEvents, pushJobs: pushJobs, senders: senders,
+            devices: devices, providers: providers, credentials: credentials, keys: APIKeyStore(pool: pool),
+            engine: engine,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, state: state,
             configuration: apiConfiguration, logger: logger,
             metricsText: {
@@ -183,10 +187,11 @@ struct ServeCommand: AsyncParsableCommand {
             api: api, public: serverConfiguration, operations: opsConfiguration, logger: logger)
         RegistryAPI.removeLeftoverFiles()
 
+        // The engine first, so it stops last: once the listeners have closed, no request can start
+        // a push, and the engine lets what it still sends finish before it closes the senders.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] =
-            listeners.services + [
-                .init(service: BackgroundWork { await keyChanges.run() }),
-                .init(service: BackgroundWork { await api.runPushJobWorkers() }),
+            [.init(service: engine)] + listeners.services + [
+                .init(service: BackgroundWork { await keyChanges.run() })
             ]
         if let readReplica { services.append(.init(service: BackgroundWork { await readReplica.run() })) }
         let retention = PushJobRetention(store: pushJobs, keptFor: try pushJobOptions.retention())
@@ -207,7 +212,6 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
-        await api.shutdown()
         await readReplica?.replica.shutdown()
         await pool.shutdown()
         logger.info("stopped")

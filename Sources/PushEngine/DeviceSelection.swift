@@ -56,7 +56,7 @@ extension Engine {
         }
         return try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
             for (index, user) in users.enumerated() {
-                group.addTask { (index, try await devices.devices(of: user, includeDisabled: true)) }
+                group.addTask { [devices] in (index, try await devices.devices(of: user, includeDisabled: true)) }
             }
             var byUser = [[Device]](repeating: [], count: users.count)
             for try await (index, devices) in group { byUser[index] = targets(among: devices) }

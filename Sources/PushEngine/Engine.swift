@@ -1,58 +1,62 @@
 import Logging
 import PushDelivery
+import ServiceLifecycle
 import Store
 
 /// The push application layer: which devices a push or a call event goes to, sending with
 /// results and registry feedback, call events (claim, send, record) and push jobs (intake,
 /// workers, leases). Knows nothing of HTTP: the API turns requests into calls on it.
-package struct Engine: Sendable {
+///
+/// A service: `run` works off push jobs (when the settings say this instance does) until graceful
+/// shutdown, then waits for every task the engine started that is still running (rings answered
+/// early, senders being replaced) and closes the push connections. Started before the listeners,
+/// it stops after them, so no request can start a push on a closed sender.
+public final class Engine: Service, Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
-    let credentialStore: ProviderCredentialStore
     let callEvents: CallEventStore
     package let pushSenders: PushSenders
     let callComposers: CallComposerSetup
-    package let pushJobs: PushJobs
-    let callEventsInFlight: CallEventsInFlight
-    package let events: RegistryEvents
-    package let logger: Logger
-
-    /// The kind a call event's push job is stored under (`CallEventJobIntake`).
-    package static let callEventJobKind = "call_event"
+    let pushJobs: PushJobs
+    let tasks: EngineTasks
+    package let events = RegistryEvents()
+    let logger: Logger
 
     /// `senders` makes each provider's push sender, once per process.
-    package init(
+    public init(
         devices: DeviceStore, providers: ProviderStore, credentials: ProviderCredentialStore,
         callEvents: CallEventStore, pushJobs: PushJobStore, senders: PushSenderFactory, settings: PushJobSettings,
         logger: Logger
     ) {
         self.devices = devices
         self.providers = providers
-        credentialStore = credentials
         self.callEvents = callEvents
-        pushSenders = PushSenders(factory: senders, credentialStore: credentials, logger: logger)
+        let tasks = EngineTasks()
+        self.tasks = tasks
+        pushSenders = PushSenders(factory: senders, credentialStore: credentials, tasks: tasks, logger: logger)
         callComposers = CallComposerSetup(payloadKeys: credentials.payloadKeys)
         self.pushJobs = PushJobs(store: pushJobs, settings: settings)
-        callEventsInFlight = CallEventsInFlight()
-        events = RegistryEvents()
         self.logger = logger
     }
 
-    /// Works off push jobs until cancelled (see `PushJobWorker`); returns at once when the
-    /// settings say this instance runs no workers.
-    package func runPushJobWorkers() async {
-        guard pushJobs.settings.runsWorkers else { return }
-        await PushJobWorker(context: self).run()
+    /// Until graceful shutdown (or cancellation), then drains.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            if pushJobs.settings.runsWorkers { group.addTask { await PushJobWorker(context: self).run() } }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        // In a task of its own, which a cancelled `run` does not cancel: a ring still sending
+        // gets its answers and records them, and the senders close their connections cleanly.
+        await Task { await drain() }.value
     }
 
-    /// Lets the call events still sending finish and record their results (each by its deadline),
-    /// then closes every push connection; call once serving has stopped.
-    package func shutdown() async {
-        let sending = callEventsInFlight.count
-        if sending > 0 {
-            logger.info("waiting for call events still sending", metadata: ["count": "\(sending)"])
+    private func drain() async {
+        let running = tasks.count
+        if running > 0 {
+            logger.info("waiting for call events still sending", metadata: ["count": "\(running)"])
         }
-        await callEventsInFlight.waitUntilIdle()
+        await tasks.waitUntilIdle()
         await pushSenders.shutdown()
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Postgres
 import PushDelivery
+import PushEngine
 import Store
 import TestSupport
 import Testing
@@ -35,11 +36,15 @@ struct OperationalTests {
     @Test func routerAndContractListTheSameOperations() async throws {
         let pool = PostgresPool(
             configuration: PostgresConfiguration(url: "postgresql://127.0.0.1:1/none"), logger: .init(label: "x"))
-        let router = RegistryAPI(
-            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool),
-            credentials: ProviderCredentialStore(pool: pool, sealer: nil), keys: APIKeyStore(pool: pool),
+        let credentials = ProviderCredentialStore(pool: pool, sealer: nil)
+        let engine = Engine(
+            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool), credentials: credentials,
             callEvents: CallEventStore(pool: pool), pushJobs: PushJobStore(pool: pool),
-            senders: try PushSenderFactory(additionalCAFile: nil),
+            senders: try PushSenderFactory(additionalCAFile: nil), settings: PushJobSettings(),
+            logger: .init(label: "x"))
+        let router = RegistryAPI(
+            devices: DeviceStore(pool: pool), providers: ProviderStore(pool: pool), credentials: credentials,
+            keys: APIKeyStore(pool: pool), engine: engine,
             isReady: { false }, configuration: .init(), logger: .init(label: "x"), metricsText: { "" }
         ).router()
         await pool.shutdown()

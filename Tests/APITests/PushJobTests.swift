@@ -19,9 +19,9 @@ struct PushJobTests {
             options.sender = TestServer.Options().sender
             options.pushJobWorkers = workers
             options.postgres = { $0.poolSize = 8 }
-            options.api.pushJobs.pollEvery = .milliseconds(50)
-            options.api.pushJobs.concurrency = concurrency
-            options.api.pushJobs.maxQueued = maxQueued
+            options.pushJobs.pollEvery = .milliseconds(50)
+            options.pushJobs.concurrency = concurrency
+            options.pushJobs.maxQueued = maxQueued
         }
         try await withMockPushServer(configure: configure) { setup in
             try await PushJobFixture.seedDevices(setup.server.pool, users: users, iosTokens: iosTokens)

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import Postgres
 import PushDelivery
+import PushEngine
 import RegistryCore
 import RegistryCrypto
 import Store
@@ -21,10 +22,10 @@ public final class TestServer: Sendable {
     public let adminKey: String
     public let logs: CapturedLogs
     private let serving: Task<Void, any Error>
-    private let api: RegistryAPI
 
     public struct Options: Sendable {
         public var api = RegistryAPI.Configuration()
+        public var pushJobs = PushJobSettings()
         public var userDeviceCap = DeviceStore.defaultUserDeviceCap
         public var http = HTTPServerConfiguration(port: 0)
         public var postgres: (@Sendable (inout PostgresConfiguration) -> Void)? = nil
@@ -44,9 +45,8 @@ public final class TestServer: Sendable {
 
     private init(
         database: TestDatabase?, pool: PostgresPool, servingPool: PostgresPool?, port: Int, adminKey: String,
-        logs: CapturedLogs, serving: Task<Void, any Error>, api: RegistryAPI
+        logs: CapturedLogs, serving: Task<Void, any Error>
     ) {
-        self.api = api
         self.database = database
         self.pool = pool
         self.servingPool = servingPool
@@ -70,14 +70,19 @@ public final class TestServer: Sendable {
         if options.databaseURL != nil { try await migrator.migrate(pool) }
         var api = options.api
         api.openAPIDocument = try String(contentsOf: RepositoryPaths.openAPI, encoding: .utf8)
-        let registry = RegistryAPI(
-            devices: DeviceStore(pool: served, userDeviceCap: options.userDeviceCap),
-            providers: ProviderStore(pool: served),
-            credentials: ProviderCredentialStore(pool: served, sealer: options.sealer),
-            keys: APIKeyStore(pool: served), callEvents: CallEventStore(pool: served),
+        let devices = DeviceStore(pool: served, userDeviceCap: options.userDeviceCap)
+        let providers = ProviderStore(pool: served)
+        let credentials = ProviderCredentialStore(pool: served, sealer: options.sealer)
+        var pushJobs = options.pushJobs
+        pushJobs.runsWorkers = options.pushJobWorkers
+        let engine = Engine(
+            devices: devices, providers: providers, credentials: credentials, callEvents: CallEventStore(pool: served),
             pushJobs: PushJobStore(pool: served),
             senders: try PushSenderFactory(additionalCAFile: options.pushCAFile, configuration: options.sender),
-            isReady: { await migrator.isReady(served) }, configuration: api,
+            settings: pushJobs, logger: logger)
+        let registry = RegistryAPI(
+            devices: devices, providers: providers, credentials: credentials, keys: APIKeyStore(pool: served),
+            engine: engine, isReady: { await migrator.isReady(served) }, configuration: api,
             logger: logger, metricsText: { "" })
         let keyChanges = APIKeyChanges(configuration: postgres, logger: logger, onEvent: registry.keysChanged)
         let server = HTTPServer(configuration: options.http, router: registry.router(), logger: logger)
@@ -85,7 +90,8 @@ public final class TestServer: Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await server.run() }
                 group.addTask { await keyChanges.run() }
-                if options.pushJobWorkers { group.addTask { await registry.runPushJobWorkers() } }
+                // Cancelled by `stop`, it still lets its rings finish and closes its senders.
+                group.addTask { await engine.run() }
             }
         }
         let port = try await server.localAddress.port ?? 0
@@ -94,7 +100,7 @@ public final class TestServer: Sendable {
         _ = try await APIKeyStore(pool: pool).create(name: "test-admin", scopes: [.admin], secretHash: secret.hashHex)
         return TestServer(
             database: database, pool: pool, servingPool: servingPool, port: port, adminKey: secret.value, logs: logs,
-            serving: serving, api: registry)
+            serving: serving)
     }
 
     /// One master key for every test server, as one deployment has.
@@ -103,7 +109,6 @@ public final class TestServer: Sendable {
     public func stop() async {
         serving.cancel()
         _ = await serving.result
-        await api.shutdown()
         await servingPool?.shutdown()
         await pool.shutdown()
         await database?.drop()

@@ -1,6 +1,7 @@
 import CallPush
 import HTTPServer
 import NIOCore
+import PushEngine
 import RegistryCore
 
 /// A job's NDJSON body (`POST /v1/push-jobs`, and `POST /v1/push` or `POST /v1/call-events`
@@ -13,12 +14,15 @@ import RegistryCore
 /// "bob"
 /// ```
 ///
-/// Read as it arrives, `PushJobIntake.chunkSize` users at a time, so memory stays flat for a
+/// Read as it arrives, `Engine.usersPerChunk` users at a time, so memory stays flat for a
 /// million users. A bad line fails the whole job (422 naming the line); nothing of it is kept.
 struct JobLines {
     /// The media types such a body may be sent as.
     static let contentTypes = [NDJSON.contentType, "application/jsonl"]
     static let maxLineBytes = 64 * 1024
+    /// What `POST /v1/push` and `POST /v1/call-events` may carry as JSON: some 200,000 user ids.
+    /// More go as NDJSON, which is read as it streams.
+    static let jsonBodyLimit = 4 * 1024 * 1024
     /// The same million for pushes and call events.
     static let maximumUsers = CallEvent.maxJobUsers
     /// Lines a body may hold, blank ones included: room for as many blank lines as users, and no
@@ -58,11 +62,11 @@ struct JobLines {
         return header
     }
 
-    /// The next users, at most `PushJobIntake.chunkSize`; nil at the end of the body. At least
+    /// The next users, at most `Engine.usersPerChunk`; nil at the end of the body. At least
     /// one user must follow the header, at most `maximumUsers`.
     mutating func nextUsers() async throws -> [UserID]? {
         var batch: [UserID] = []
-        while batch.count < PushJobIntake.chunkSize, let line = try await nextLine() {
+        while batch.count < Engine.usersPerChunk, let line = try await nextLine() {
             guard !line.tooLong else {
                 throw ValidationErrors([
                     ValidationError(field: "line \(line.number)", message: "is longer than a user id may be")

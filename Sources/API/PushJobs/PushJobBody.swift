@@ -1,4 +1,5 @@
 import Encodings
+import HTTPServer
 import Store
 
 /// A push job as `GET /v1/push-jobs/{id}` answers it (openapi.yaml `PushJob`). `counts` add up
@@ -24,6 +25,11 @@ struct PushJobBody: Encodable {
     let deadline: String
     let started_at: String?
     let finished_at: String?
+
+    /// 202 with the job and where to follow it.
+    static func accepted(_ job: PushJob) -> HTTPResponse {
+        .json(PushJobBody(job), status: .accepted, headers: ["Location": "/v1/push-jobs/\(job.id)"])
+    }
 
     init(_ job: PushJob) {
         id = job.id

@@ -6,21 +6,22 @@ import RegistryCore
 
 /// `POST /v1/call-events` (`push:send`): one call event in, every device of its users woken in
 /// its app's format, once per event id across instances; more than 1,000 users, `"async": true`
-/// or an NDJSON body make a push job (`CallEventJobIntake`). `GET /v1/call-events/{id}`: what
+/// or an NDJSON body make a push job (`receiveCallEventJob`). `GET /v1/call-events/{id}`: what
 /// each device got (or the job that sends it), for as long as call events are kept.
 extension APIContext {
     func addCallEventRoutes(to router: inout Router) {
         router.add(
             .POST, "/v1/call-events", body: .jsonOrStreamed(streamedTypes: JobLines.contentTypes),
-            bodyLimit: PushJobIntake.jsonBodyLimit,
+            bodyLimit: JobLines.jsonBodyLimit,
             handler: guarded(.pushSend) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
-                let jobs = CallEventJobIntake(context: self)
-                if let stream = request.bodyStream { return try await jobs.receive(stream: stream) }
+                if let stream = request.bodyStream { return try await receiveCallEventJob(stream) }
                 let body = try RequestReading.json(request)
-                if CallEvent.isJob(body) { return try await jobs.receive(json: body) }
-                let event = try CallEvent.parse(body, arrivedAt: Date())
-                return .json(try await CallEventDispatch(context: engine).post(event))
+                if CallEvent.isJob(body) {
+                    let event = try CallEvent.parse(body, arrivedAt: Date(), users: .job)
+                    return Self.answer(try await engine.receiveJob(event))
+                }
+                return .json(try await engine.post(try CallEvent.parse(body, arrivedAt: Date())))
             })
 
         router.add(
@@ -29,9 +30,9 @@ extension APIContext {
                 _ = try RequestReading.query(request, allowed: [])
                 // Event ids follow user ids' rules; one that breaks them was never stored.
                 guard let id = try? UserID(request.pathParameters["id"] ?? "").value,
-                    let row = try await callEvents.find(id: id)
+                    let answer = try await engine.callEvent(id: id)
                 else { throw RegistryError.notFound("call event") }
-                return .json(try CallEventAnswer(row, duplicate: nil))
+                return .json(answer)
             })
     }
 }

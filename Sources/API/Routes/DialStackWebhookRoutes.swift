@@ -28,11 +28,7 @@ extension APIContext {
     private func dialStackWebhook(_ request: HTTPRequest, signature: DialStackSignature?) async throws -> HTTPResponse {
         guard let signature else {
             CallEventMetrics.webhook(.notConfigured)
-            throw Problem(
-                status: .serviceUnavailable, title: "Webhook not configured",
-                detail:
-                    "set DIALSTACK_WEBHOOK_SECRET to the endpoint's signing secret (several, comma-separated, "
-                    + "during a rotation) and restart")
+            throw APIFailure.webhookNotConfigured
         }
         let body = Array(request.body.readableBytesView)
         do {
@@ -44,9 +40,7 @@ extension APIContext {
             logger.warning(
                 "a DialStack webhook was refused",
                 metadata: ["request_id": "\(request.requestID)", "reason": "\(error)"])
-            throw Problem(
-                status: .unauthorized, title: "Unauthorized",
-                detail: "the X-DialStack-Signature header is missing, malformed, too old, or does not sign this body")
+            throw APIFailure.webhookSignatureRefused
         }
         let parsed: DialStackWebhook.Event
         do {
@@ -69,7 +63,7 @@ extension APIContext {
                     ])
                 CallEventMetrics.webhookFieldDropped(field.field)
             }
-            let answer = try await CallEventDispatch(context: engine).wake(event, budget: Self.webhookAnswerBudget)
+            let answer = try await engine.wake(event, budget: Self.webhookAnswerBudget)
             CallEventMetrics.webhook(answer.duplicate == true ? .duplicate : .accepted)
             return .json(answer)
         }

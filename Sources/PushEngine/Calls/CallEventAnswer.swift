@@ -21,10 +21,10 @@ package struct CallEventAnswer: Encodable {
     /// The push job that sends an event posted as a job (whose devices' outcomes are the job's);
     /// nil otherwise.
     let job_id: String?
-    let results: [PushResult]
+    package let results: [PushResult]
 
     /// The answer for `row` as it stands at `now`; results as the first poster stored them.
-    package init(_ row: StoredCallEvent, duplicate: Bool?, now: Date = Date()) throws {
+    init(_ row: StoredCallEvent, duplicate: Bool?, now: Date = Date()) throws {
         id = row.id
         type = row.type
         state = row.state == .done ? .done : row.isAbandoned(at: now) ? .abandoned : .running

@@ -6,17 +6,13 @@ import Store
 /// Runs each call event id once across every instance: the first poster claims the id in the
 /// database and sends; a post of the same id with the same body answers the first one's result
 /// (`duplicate`), with another body is 409. See `CallEventStore` for the window.
-package struct CallEventDispatch {
+struct CallEventDispatch {
     let context: Engine
-
-    package init(context: Engine) {
-        self.context = context
-    }
 
     /// `POST /v1/call-events`: the first post's results, or the earlier post's. A duplicate that
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
-    package func post(_ event: CallEvent) async throws -> CallEventAnswer {
+    func post(_ event: CallEvent) async throws -> CallEventAnswer {
         while true {
             switch try await claim(event) {
             case .claimed(let row):
@@ -49,10 +45,10 @@ package struct CallEventDispatch {
     }
 
     /// The DialStack webhook: answers within `budget` whatever the push services do. A first
-    /// post that has not finished by then goes on (`CallEventsInFlight`) and records its results;
+    /// post that has not finished by then goes on (`EngineTasks`) and records its results;
     /// a redelivery is answered at once from what is stored (DialStack only needs the 200), unless
     /// the first poster died holding the event: then the redelivery rings (`CallEventStore.claim`).
-    package func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
+    func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
         switch try await claim(event) {
         case .claimed(let row):
             let sending = start(event, row)
@@ -69,13 +65,13 @@ package struct CallEventDispatch {
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
     }
 
-    /// Sends in a task of its own that shutdown waits for (`CallEventsInFlight`), so a client that
+    /// Sends in a task of its own that shutdown waits for (`EngineTasks`), so a client that
     /// hangs up, a webhook answered early or a deploy does not cut pushes half-way or leave the id
     /// running; the claim's lease is renewed meanwhile. Sending stops at the row's deadline (a
     /// taken-over event keeps its first claim's). When the devices cannot be read, nothing was
     /// sent: the id is given back and the failure thrown (503), so a retry sends.
     private func start(_ event: CallEvent, _ row: StoredCallEvent) -> Task<CallEventAnswer, any Error> {
-        context.callEventsInFlight.start { [context] in
+        context.tasks.start { [context] in
             CallEventMetrics.event(event.type, .sent)
             let results: [PushResult]
             do {
@@ -120,7 +116,7 @@ package struct CallEventDispatch {
 
     /// The same id must carry the same event (`digest`: the event's, or its job's): another body
     /// under it is a client bug, 409.
-    package static func checkSameEvent(_ event: CallEvent, digest: String, _ row: StoredCallEvent) throws {
+    static func checkSameEvent(_ event: CallEvent, digest: String, _ row: StoredCallEvent) throws {
         guard row.digest != digest else { return }
         CallEventMetrics.event(event.type, .conflict)
         throw EngineError.callEventConflict(id: event.id)

@@ -6,7 +6,7 @@ import Metrics
 package enum CallEventMetrics {
     /// What became of a posted event: sent (the first post), duplicate, conflict (409), or
     /// abandoned (a duplicate found its first poster gone).
-    package enum Outcome: String {
+    enum Outcome: String {
         case sent, duplicate, conflict, abandoned
     }
 
@@ -31,7 +31,7 @@ package enum CallEventMetrics {
     }
 
     /// `call_events_total{type, outcome}`.
-    package static func event(_ type: CallEventType, _ outcome: Outcome) {
+    static func event(_ type: CallEventType, _ outcome: Outcome) {
         Counter(label: "call_events_total", dimensions: [("type", type.rawValue), ("outcome", outcome.rawValue)])
             .increment()
     }

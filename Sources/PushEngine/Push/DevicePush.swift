@@ -8,7 +8,7 @@ import Store
 /// section for its service, or is a token the APNs push type does not suit (a VoIP token takes
 /// only `voip`, a remote token never does: APNs answers the wrong kind `DeviceTokenNotForTopic`,
 /// which would disable a good token); else send that section through `DeviceSend`.
-package struct DevicePush {
+struct DevicePush {
     let device: Device
     let provider: StoredProvider?
     let request: PushRequest
@@ -16,18 +16,7 @@ package struct DevicePush {
     /// `.bulk` for a push job's devices (see `DeviceSend.lane`).
     var lane: PushBudget.Lane = .interactive
 
-    package init(
-        device: Device, provider: StoredProvider?, request: PushRequest, deadline: ContinuousClock.Instant,
-        lane: PushBudget.Lane = .interactive
-    ) {
-        self.device = device
-        self.provider = provider
-        self.request = request
-        self.deadline = deadline
-        self.lane = lane
-    }
-
-    package func run(context: Engine, senders: PushSenders) async -> PushResult {
+    func run(context: Engine, senders: PushSenders) async -> PushResult {
         let started = ContinuousClock.now
         let (result, delivery) = await deliver(context: context, senders: senders)
         PushMetrics.record(

@@ -12,7 +12,7 @@ import Store
 /// pushes (`PushBudget`) lives here too, for the life of the process, so a sender rebuilt for
 /// new credentials shares it with the pushes the old one still carries.
 package actor PushSenders {
-    enum Sender {
+    enum Sender: Sendable {
         case apns(APNsSender)
         case fcm(FCMSender)
 
@@ -31,28 +31,30 @@ package actor PushSenders {
         case credentialsUnreadable
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         let version: String
         let sender: Sender
         /// How much of the sender's running totals the `_total` counters already hold.
         var counted = Counted()
     }
 
-    private struct Counted {
+    private struct Counted: Sendable {
         var connections = 0
         var credentials = 0
     }
 
     private let factory: PushSenderFactory
     private let credentialStore: ProviderCredentialStore
+    private let tasks: EngineTasks
     private let logger: Logger
     private var entries: [ProviderName: Entry] = [:]
     private var unhealthy: [ProviderName: String] = [:]
     private var budgets: [ProviderName: PushBudget] = [:]
 
-    init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, logger: Logger) {
+    init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, tasks: EngineTasks, logger: Logger) {
         self.factory = factory
         self.credentialStore = credentialStore
+        self.tasks = tasks
         self.logger = logger
     }
 
@@ -89,9 +91,10 @@ package actor PushSenders {
     }
 
     /// Shuts a replaced or deleted provider's sender down without making the caller wait: its
-    /// in-flight pushes finish first (`shutdown` grants them their attempt timeout).
+    /// in-flight pushes finish first (`shutdown` grants them their attempt timeout). The engine
+    /// owns the task, so its shutdown waits for it.
     private func retire(_ old: Entry, of name: ProviderName, deleted: Bool) {
-        Task {
+        tasks.start {
             // Its last connections and tokens count too: the counters never go back.
             Self.count(await Self.statistics(of: old.sender), since: old.counted, provider: name.value)
             await Self.shutdown(old.sender)

@@ -6,12 +6,12 @@ import RegistryCore
 /// A `voip` push is a call: PushKit wakes the app only to report one, at once, and a call rings
 /// for about 30 s. So one goes out only while it can still ring: never from a push job (which
 /// runs for up to a day), and never with a deadline or `apns.expiration` over a minute.
-package enum VoIPPushRule {
+enum VoIPPushRule {
     /// The longest a ring is worth sending for: a call event's own limit.
     static let longestWindow = CallEvent.maxRingTTL
 
     /// A synchronous `POST /v1/push`: its deadline and expiration, counted from `now`.
-    package static func check(_ push: PushRequest, now: Date) throws(ValidationErrors) {
+    static func check(_ push: PushRequest, now: Date) throws(ValidationErrors) {
         guard let options = push.apns?.options, options.pushType == .voip else { return }
         var errors: [ValidationError] = []
         if push.deadline > longestWindow.duration {

@@ -120,7 +120,7 @@ final class PushJobWorker: Sendable {
         do {
             let json = try JSONParser.parse(job.payload)
             switch job.kind {
-            case Engine.callEventJobKind:
+            case CallEventJobIntake.kind:
                 // The stored event always carries `ringing_at`, checked when it was accepted; the
                 // far arrival time only keeps that check from failing on a later clock.
                 return Job(

@@ -4,9 +4,9 @@ import Store
 /// What the push-job routes and this instance's workers share: the store, the settings, and the
 /// jobs cancelled through this instance (its workers stop starting their pushes at once, without
 /// waiting for their next lease renewal to read it from the database).
-package final class PushJobs: Sendable {
-    package let store: PushJobStore
-    package let settings: PushJobSettings
+final class PushJobs: Sendable {
+    let store: PushJobStore
+    let settings: PushJobSettings
     private let cancelledHere = NIOLockedValueBox<Set<String>>([])
 
     init(store: PushJobStore, settings: PushJobSettings) {
@@ -14,7 +14,7 @@ package final class PushJobs: Sendable {
         self.settings = settings
     }
 
-    package func noteCancelled(_ id: String) {
+    func noteCancelled(_ id: String) {
         cancelledHere.withLockedValue { _ = $0.insert(id) }
     }
 

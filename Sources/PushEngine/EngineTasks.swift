@@ -1,10 +1,11 @@
 import NIOConcurrencyHelpers
 
-/// The call events being sent, counted so that shutdown can wait for them before it closes the
-/// senders: a webhook answered at its budget, or a client that hung up, leaves its event
-/// sending after the answer, and a deploy must not cut that ring. Each ends by its event's
-/// deadline (at most 30 s) and the write of its results.
-final class CallEventsInFlight: Sendable {
+/// The tasks the engine starts that outlive the request that started them, counted so that
+/// shutdown waits for them before it closes the senders: a call event whose webhook was answered
+/// at its budget, or whose client hung up, goes on sending after the answer, and a deploy must not
+/// cut that ring; a replaced sender closes once the pushes it carries have finished. Each ends by
+/// its own deadline (a call event's at most 30 s, a sender's attempt timeout).
+final class EngineTasks: Sendable {
     private struct State {
         var running = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -14,6 +15,7 @@ final class CallEventsInFlight: Sendable {
 
     /// Runs `work` in a task of its own, so that neither a hang-up nor an early answer cancels
     /// pushes half-way; counted until it ends.
+    @discardableResult
     func start<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
         state.withLockedValue { $0.running += 1 }
         return Task {
@@ -24,7 +26,7 @@ final class CallEventsInFlight: Sendable {
 
     var count: Int { state.withLockedValue { $0.running } }
 
-    /// Returns once nothing is being sent.
+    /// Returns once no task is running.
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLockedValue { state in

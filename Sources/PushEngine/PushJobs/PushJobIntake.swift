@@ -1,20 +1,15 @@
 import Foundation
-import HTTPServer
-import PushEngine
 import PushRules
 import RegistryCore
 import Store
 
 /// Takes a job in: the job row, then its devices `chunkSize` users at a time (each user's
 /// devices resolved once, here, so counts are per device from the start), then the hand-over to
-/// the workers, which is where the queue limit is enforced. The answer is 202 only after that
+/// the workers, which is where the queue limit is enforced. The job is answered only after that
 /// hand-over committed; anything that fails before it deletes the job.
 struct PushJobIntake {
+    /// Users added to a job at a time.
     static let chunkSize = 10_000
-    static let retryAfterSeconds = 30
-    /// What `POST /v1/push` and `POST /v1/call-events` may carry as JSON: some 200,000 user ids.
-    /// More go as NDJSON (`JobLines`), which is read as it streams.
-    static let jsonBodyLimit = 4 * 1024 * 1024
 
     let jobs: PushJobs
 
@@ -41,7 +36,7 @@ struct PushJobIntake {
         }
 
         /// Hands the job to the workers, for `callEvent` when given (`PushJobStore.enqueue`): the
-        /// queued job, or the row holding the event's id. A full queue is a 503 with `Retry-After`.
+        /// queued job, or the row holding the event's id. A full queue is `EngineError.jobQueueFull`.
         func accept(as callEvent: CallEventHandOver? = nil) async throws -> PushJobStore.Admission {
             let admission = try await intake.jobs.store.enqueue(
                 job: id, maxQueued: intake.jobs.settings.maxQueued, callEvent: callEvent)
@@ -54,7 +49,7 @@ struct PushJobIntake {
         }
     }
 
-    /// Starts receiving a job, unless the queue is already full (503).
+    /// Starts receiving a job, unless the queue is already full (`EngineError.jobQueueFull`).
     func begin(_ job: Job) async throws -> Receiving {
         let queued = try await jobs.store.queuedRecipients()
         if queued >= jobs.settings.maxQueued { throw full(queued) }
@@ -62,9 +57,8 @@ struct PushJobIntake {
         return Receiving(id: id, intake: self, job: job)
     }
 
-    /// A push job: `feed` adds the users (`Receiving.add`, as often as it likes); the answer is
-    /// the job.
-    func receive(_ request: PushJobRequest, feed: (Receiving) async throws -> Void) async throws -> HTTPResponse {
+    /// A push job, its users `next` at a time until it returns nil: the queued job.
+    func receive(_ request: PushJobRequest, users next: () async throws -> [UserID]?) async throws -> PushJob {
         let receiving = try await begin(
             Job(
                 kind: PushJobRequest.kind,
@@ -73,40 +67,25 @@ struct PushJobIntake {
                 types: request.push.types.map { $0.map(\.rawValue).sorted() },
                 providers: request.push.providers.map { $0.map(\.value).sorted() }))
         do {
-            try await feed(receiving)
+            while let users = try await next() { try await receiving.add(users) }
             guard case .queued(let job) = try await receiving.accept() else {
                 throw RegistryError.internal(reason: "a push job was admitted as a call event")
             }
-            return Self.accepted(job)
+            return job
         } catch {
             await receiving.discard()
             throw error
         }
     }
 
-    /// Every user of a JSON body, `chunkSize` at a time.
-    func receive(_ request: PushJobRequest) async throws -> HTTPResponse {
-        try await receive(request) { receiving in
-            for chunk in Self.chunks(of: request.users) { try await receiving.add(Array(chunk)) }
+    /// `users` in chunks of `chunkSize`, one at each call.
+    static func chunks(of users: [UserID]) -> () -> [UserID]? {
+        var start = 0
+        return {
+            guard start < users.count else { return nil }
+            defer { start += chunkSize }
+            return Array(users[start..<min(start + chunkSize, users.count)])
         }
-    }
-
-    /// An NDJSON body: the push, then its users.
-    func receive(_ body: RequestBodyStream) async throws -> HTTPResponse {
-        var lines = JobLines(body)
-        let request = try PushJobRequest.parse(try await lines.header(), streamed: true)
-        return try await receive(request) { receiving in
-            while let users = try await lines.nextUsers() { try await receiving.add(users) }
-        }
-    }
-
-    /// 202 with the job and where to follow it.
-    static func accepted(_ job: PushJob) -> HTTPResponse {
-        .json(PushJobBody(job), status: .accepted, headers: ["Location": "/v1/push-jobs/\(job.id)"])
-    }
-
-    static func chunks(of users: [UserID]) -> [ArraySlice<UserID>] {
-        stride(from: 0, to: users.count, by: chunkSize).map { users[$0..<min($0 + chunkSize, users.count)] }
     }
 
     private func full(_ queued: Int) -> EngineError {
