@@ -29,10 +29,7 @@ struct Authenticator: Sendable {
         else {
             let client = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
             if let wait = limiter.retryAfter(client: client) {
-                throw Problem(
-                    status: .tooManyRequests, title: "Too many requests",
-                    detail: "too many invalid API keys from this address; wait before trying again",
-                    headers: ["Retry-After": "\(wait)"])
+                throw APIFailure.tooManyBadKeys(retryAfterSeconds: wait)
             }
             limiter.recordFailure(client: client)
             throw RegistryError.unauthenticated

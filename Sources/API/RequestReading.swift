@@ -12,14 +12,12 @@ enum RequestReading {
 
     static func json(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
         guard !bytes.isEmpty else {
-            throw Problem(status: .badRequest, title: "Malformed JSON", detail: "the request needs a JSON body")
+            throw APIFailure.emptyJSON
         }
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw Problem(
-                status: .badRequest, title: "Malformed JSON",
-                detail: "the request body is not valid JSON (at byte \(error.offset))")
+            throw APIFailure.malformedJSON(offset: error.offset)
         }
     }
 

@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import PushEngine
 import RegistryCore
 import Testing
 
@@ -62,6 +63,32 @@ struct ErrorTableTests {
         #expect((problem.headers.first(name: "Retry-After") != nil) == (row.status == 503))
         if row.status == 500 {
             #expect(problem.detail == nil, "an internal error says nothing: \(problem.detail ?? "")")
+        }
+    }
+
+    /// The API's and the engine's own refusals go through the same table: it alone chooses
+    /// their statuses and which carry `Retry-After`.
+    static let ownRows: [(error: any Error, status: Int, retryAfter: Bool)] = [
+        (APIFailure.missingBody(detail: "send it"), 400, false),
+        (APIFailure.emptyJSON, 400, false),
+        (APIFailure.malformedJSON(offset: 3), 400, false),
+        (APIFailure.tooManyBadKeys(retryAfterSeconds: 7), 429, true),
+        (APIFailure.starting, 503, true),
+        (APIFailure.notReady(reason: "down"), 503, true),
+        (APIFailure.webhookNotConfigured, 503, false),
+        (APIFailure.webhookSignatureRefused, 401, false),
+        (APIFailure.importLineTooLong(maxBytes: 10), 422, false),
+        (APIFailure.importLineUnreadable, 422, false),
+        (EngineError.callEventConflict(id: "c1"), 409, false),
+        (EngineError.jobQueueFull(queued: 5, limit: 4), 503, true),
+    ]
+
+    @Test func ownFailuresAnswerTheirStatus() {
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        for row in Self.ownRows {
+            let problem = ProblemMapping.problem(for: row.error, logger: logger)
+            #expect(problem.status == row.status, "\(row.error)")
+            #expect((problem.headers.first(name: "Retry-After") != nil) == row.retryAfter, "\(row.error)")
         }
     }
 }

@@ -66,20 +66,17 @@ struct DeviceImport: Sendable {
 
     private static func parse(_ line: LineSplitter.Line) -> Item {
         guard !line.tooLong else {
-            return (
-                line.number,
-                .failure(Problem(status: .unprocessableEntity, detail: "a line may hold at most \(maxLineBytes) bytes"))
-            )
+            return (line.number, .failure(ProblemMapping.problem(for: .importLineTooLong(maxBytes: maxLineBytes))))
         }
         do {
             let record = try line.bytes.withUnsafeBytes { try RequestReading.json($0) }
             return (line.number, .success(try DeviceRegistration.parse(Self.droppingServerFields(record))))
-        } catch let problem as Problem {
-            return (line.number, .failure(problem))
+        } catch let failure as APIFailure {
+            return (line.number, .failure(ProblemMapping.problem(for: failure)))
         } catch let errors as ValidationErrors {
             return (line.number, .failure(ProblemMapping.validation(errors.errors)))
         } catch {
-            return (line.number, .failure(Problem(status: .unprocessableEntity)))
+            return (line.number, .failure(ProblemMapping.problem(for: .importLineUnreadable)))
         }
     }
 

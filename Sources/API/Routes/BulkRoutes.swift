@@ -76,7 +76,7 @@ extension APIContext {
             handler: guarded(.admin) { request, _ in
                 _ = try RequestReading.query(request, allowed: [])
                 guard let body = request.bodyStream else {
-                    throw Problem(status: .badRequest, title: "Missing body", detail: "send NDJSON registrations")
+                    throw APIFailure.missingBody(detail: "send NDJSON registrations")
                 }
                 return try await DeviceImport(devices: devices, events: events, logger: logger).run(body)
             })

@@ -57,19 +57,12 @@ struct OperationalRoutes: Sendable {
         let handler = route.handler
         return { [state] request in
             guard state.current == .migrating else { return await handler(request) }
-            return .problem(
-                Problem(
-                    status: .serviceUnavailable, title: "Starting",
-                    detail: "the instance is setting up its database; try again shortly",
-                    headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
+            return .problem(ProblemMapping.problem(for: .starting))
         }
     }
 
     private func notReady(_ detail: String) -> HTTPResponse {
-        .problem(
-            Problem(
-                status: .serviceUnavailable, title: "Not ready", detail: detail,
-                headers: ["Retry-After": "\(ProblemMapping.retryAfterSeconds)"]))
+        .problem(ProblemMapping.problem(for: .notReady(reason: detail)))
     }
 
     private func text(_ text: String, contentType: String) -> HTTPResponse {
