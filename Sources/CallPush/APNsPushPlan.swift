@@ -9,8 +9,6 @@ public struct APNsPushPlan: Sendable, Hashable {
 
     /// `apns-push-type`.
     public let pushType: PushType
-    /// `apns-topic`: the bundle id, with `.voip` appended for VoIP pushes.
-    public let topic: String
     /// `apns-priority`: 10, deliver now.
     public let priority: Int
     /// `apns-expiration`: Unix seconds after which APNs stops trying.

@@ -35,11 +35,13 @@ public enum DeliveryRule {
         }
         switch tokenType {
         case .voip, .apns:
-            guard let bundleID else { return .skipped(reason: "the APNs provider has no topic (bundle id)") }
+            // The sender sends on the provider's topic (`.voip` appended for PushKit); without one
+            // there is nothing to send on.
+            guard bundleID != nil else { return .skipped(reason: "the APNs provider has no topic (bundle id)") }
             let voip = tokenType == .voip
             return .apns(
                 APNsPushPlan(
-                    pushType: voip ? .voip : .alert, topic: voip ? "\(bundleID).voip" : bundleID, priority: 10,
+                    pushType: voip ? .voip : .alert, priority: 10,
                     expiration: Int64(event.expiresAt.timeIntervalSince1970.rounded(.down)),
                     collapseID: voip ? nil : NameBasedUUID.eventUUID(event.id)))
         case .fcm:

@@ -29,17 +29,5 @@ public struct FCMContent: Sendable, Hashable {
         return .object(members)
     }
 
-    /// The FCM HTTP v1 request body: `{"message": {"token", "android": {"priority", "ttl"},
-    /// "notification"?, "data"}}`.
-    public func message(token: String, plan: FCMPushPlan) -> PayloadJSON {
-        var members: [PayloadJSON.Member] = [
-            .init("token", .string(token)),
-            .init("android", ["priority": .string(plan.priority), "ttl": .string(plan.ttl)]),
-        ]
-        if let notificationBody { members.append(.init("notification", ["body": .string(notificationBody)])) }
-        members.append(.init("data", dataJSON))
-        return ["message": .object(members)]
-    }
-
     private var dataJSON: PayloadJSON { .object(data.map { .init($0.key, .string($0.value)) }) }
 }

@@ -31,48 +31,4 @@ public enum RegistryError: Error, Sendable, Equatable {
     public init(_ errors: ValidationErrors) {
         self = .validation(errors.errors)
     }
-
-    /// A stable machine-readable code, suitable for a problem+json `type` suffix or a metric label.
-    public var code: String {
-        switch self {
-        case .validation: "validation_failed"
-        case .notFound: "not_found"
-        case .conflict: "conflict"
-        case .unknownProvider: "unknown_provider"
-        case .typeNotAccepted: "type_not_accepted"
-        case .unauthenticated: "unauthenticated"
-        case .forbidden: "forbidden"
-        case .unavailable: "unavailable"
-        case .internal: "internal"
-        }
-    }
-
-    /// A human sentence for problem+json `detail`. Safe to show clients: it only echoes what the
-    /// client sent or names a scope.
-    public var detail: String {
-        switch self {
-        case .validation(let errors):
-            errors.count == 1 ? "The request has 1 invalid field." : "The request has \(errors.count) invalid fields."
-        case .notFound(let what): "\(what) not found."
-        case .conflict(let what): what
-        case .unknownProvider(_, let name): "No push provider named \"\(name)\" is configured."
-        case .typeNotAccepted(_, let type, let provider, let service):
-            "Provider \"\(provider)\" sends through \(service.rawValue) and does not accept \(type.rawValue) tokens."
-        case .unauthenticated: "A valid API key is required."
-        case .forbidden(let required): "The API key lacks the \(required.rawValue) scope."
-        case .unavailable: "The database is not answering; the request may not have been applied. Retry it."
-        case .internal: "Internal error."
-        }
-    }
-
-    /// The errors as `{field, message}` pairs, for the problem+json `errors` member. Field-level
-    /// cases become a single entry so clients can handle every 422 alike.
-    public var fieldErrors: [ValidationError] {
-        switch self {
-        case .validation(let errors): errors
-        case .unknownProvider(let field, _), .typeNotAccepted(let field, _, _, _):
-            [ValidationError(field: field, message: detail)]
-        default: []
-        }
-    }
 }

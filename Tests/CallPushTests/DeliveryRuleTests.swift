@@ -41,7 +41,7 @@ import Testing
         #expect(
             decision
                 == .apns(
-                    APNsPushPlan(pushType: .voip, topic: "com.example.myapp.voip", priority: 10, expiration: expiration)
+                    APNsPushPlan(pushType: .voip, priority: 10, expiration: expiration)
                 ))
         #expect(decision.kind == .voip)
     }
@@ -54,7 +54,7 @@ import Testing
             decision
                 == .apns(
                     APNsPushPlan(
-                        pushType: .alert, topic: "com.example.myapp", priority: 10, expiration: expiration,
+                        pushType: .alert, priority: 10, expiration: expiration,
                         collapseID: NameBasedUUID.eventUUID(Fixtures.event(.missed).id))))
     }
 

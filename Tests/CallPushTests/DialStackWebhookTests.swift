@@ -54,7 +54,7 @@ import Testing
             composed.decision
                 == .apns(
                     APNsPushPlan(
-                        pushType: .voip, topic: "com.example.myapp.voip", priority: 10,
+                        pushType: .voip, priority: 10,
                         expiration: Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30)))
     }
 

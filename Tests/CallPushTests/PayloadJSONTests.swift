@@ -19,18 +19,4 @@ import Testing
         let value = try JSONParser.parse(#"{"b":[1.0,2.5,-3,1e3],"a":{"d":null,"c":"x"}}"#)
         #expect(PayloadJSON(sorting: value).text == #"{"a":{"c":"x","d":null},"b":[1,2.5,-3,1000]}"#)
     }
-
-    @Test func fcmMessagesCarryTheAndroidBlockAndStringData() {
-        let content = FCMContent(data: [.init("type", "call.ring"), .init("n", "1")])
-        let plan = FCMPushPlan(priority: "high", ttlMilliseconds: 28_000)
-        #expect(
-            content.message(token: "tok", plan: plan).text
-                == #"{"message":{"token":"tok","android":{"priority":"high","ttl":"28s"},"data":{"type":"call.ring","n":"1"}}}"#
-        )
-        let signalWire = FCMContent(data: [], notificationBody: #"{"a":"b"}"#)
-        #expect(
-            signalWire.message(token: "tok", plan: plan).text
-                == #"{"message":{"token":"tok","android":{"priority":"high","ttl":"28s"},"notification":{"body":"{\"a\":\"b\"}"},"data":{}}}"#
-        )
-    }
 }

@@ -7,8 +7,6 @@ import Testing
     @Test func resultsAndErrorsHaveStableNames() {
         #expect(RegistrationResult.allCases.map(\.rawValue) == ["created", "unchanged", "updated", "moved"])
         #expect(FeedbackAction.keptNewer.rawValue == "kept_newer")
-        #expect(RegistryError.notFound("device").code == "not_found")
-        #expect(RegistryError.unknownProvider(field: "provider", name: "x").fieldErrors.map(\.field) == ["provider"])
         #expect(
             RegistryError(ValidationErrors([ValidationError(field: "a", message: "b")]))
                 == .validation([ValidationError(field: "a", message: "b")]))

@@ -7,9 +7,6 @@ import RegistryCore
 public struct PushJob: Sendable {
     public enum Status: String, Sendable {
         case receiving, queued, running, done, cancelled, expired
-
-        /// Whether workers may still send for it.
-        public var isLive: Bool { self == .queued || self == .running }
     }
 
     public struct Counts: Sendable, Equatable {
