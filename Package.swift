@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "RegistryCrypto", dependencies: ["CCrypto", "Encodings"], swiftSettings: swiftSettings),
         // Call events and the payloads phones parse, pure but for the sealer's random IV.
         .target(
-            name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "CZlib"],
+            name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "PushRules", "CZlib"],
             swiftSettings: swiftSettings),
         .target(name: "PushRules", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
         .target(
@@ -177,7 +177,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CallPushTests",
-            dependencies: ["CallPush", "Encodings", "RegistryCore", "RegistryCrypto", "CZlib"],
+            dependencies: ["CallPush", "Encodings", "PushRules", "RegistryCore", "RegistryCrypto", "CZlib"],
             swiftSettings: swiftSettings),
         .target(
             name: "PushTestSupport", dependencies: ["MockPush", "RegistryCrypto", "TestSupport"],

@@ -1,4 +1,5 @@
 import Foundation
+import PushRules
 import RegistryCore
 
 /// Turns a call event into the push for one device, in the format its provider's app parses:
@@ -17,13 +18,19 @@ public struct CallPushComposer: Sendable {
 
     /// Throws only when sealing or compressing a SignalWire invite fails. A payload larger than
     /// its push service takes is skipped here, with its size in the reason, rather than refused
-    /// by APNs or FCM later.
+    /// by APNs or FCM later: measured on what is sent (an FCM message with its `android` block,
+    /// `PayloadLimit.byteCount(ofFCMMessage:)`).
     public func compose(_ event: CallEvent, for target: PushTarget, now: Date) throws -> ComposedPush {
         let decision = DeliveryRule.decide(event, tokenType: target.tokenType, bundleID: target.bundleID, now: now)
         guard let kind = decision.kind else { return ComposedPush(decision: decision, payload: nil) }
         let context = RenderContext(event: event, target: target, now: now, templates: templates)
         let payload = try render(kind, context)
-        let size = payload.bytes.count
+        let size: Int
+        switch (decision, payload) {
+        case (.fcm(let plan), .fcm(let content)):
+            size = PayloadLimit.byteCount(ofFCMMessage: content.message(plan: plan))
+        default: size = payload.bytes.count
+        }
         guard size <= kind.maxPayloadBytes else {
             let reason =
                 "the \(format.rawValue) payload is \(size) bytes; a \(kind.rawValue) push takes at most "

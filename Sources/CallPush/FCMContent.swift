@@ -1,3 +1,5 @@
+import RegistryCore
+
 /// What an FCM message carries besides its token and `android` block: the `data` map (string
 /// values only, as FCM requires) and, for SignalWire alone, a notification body.
 public struct FCMContent: Sendable, Hashable {
@@ -27,6 +29,17 @@ public struct FCMContent: Sendable, Hashable {
         if let notificationBody { members.append(.init("notification", ["body": .string(notificationBody)])) }
         members.append(.init("data", dataJSON))
         return .object(members)
+    }
+
+    /// The FCM v1 `message` as the sender takes it, without its `token` (the sender adds it):
+    /// `android` as `plan` says, `data`, and SignalWire's `notification`.
+    public func message(plan: FCMPushPlan) -> [String: JSONValue] {
+        var message: [String: JSONValue] = [
+            "android": .object(["priority": .string(plan.priority), "ttl": .string(plan.ttl)]),
+            "data": .object(Dictionary(data.map { ($0.key, .string($0.value)) }) { _, last in last }),
+        ]
+        if let notificationBody { message["notification"] = .object(["body": .string(notificationBody)]) }
+        return message
     }
 
     private var dataJSON: PayloadJSON { .object(data.map { .init($0.key, .string($0.value)) }) }

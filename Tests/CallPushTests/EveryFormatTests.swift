@@ -1,3 +1,4 @@
+import PushRules
 import RegistryCore
 import Testing
 
@@ -84,6 +85,41 @@ import Testing
         #expect(reason.contains("a data push takes at most 4096"))
         // The same event fits in the smaller Stream shape.
         #expect(try Fixtures.composer(.stream).compose(event, for: Fixtures.android, now: Fixtures.now).payload != nil)
+    }
+
+    /// The limit is checked on the FCM message as sent, `android` block included: a data map that
+    /// fits 4,096 bytes alone but not with it is skipped with its size, not refused by the sender.
+    @Test func anFCMPushIsMeasuredWithItsAndroidBlock() throws {
+        var found = false
+        search: for metadata in [1900, 950, 7] {
+            for picture in 1...2000 {
+                let body = Fixtures.fullBody.replacingOccurrences(
+                    of: "abc-123", with: String(repeating: "m", count: metadata)
+                ).replacingOccurrences(
+                    of: "https://example.com/john.png",
+                    with: "https://example.com/" + String(repeating: "a", count: picture))
+                guard let event = try? Fixtures.parse(body),
+                    case .fcm(let plan) = DeliveryRule.decide(
+                        event, tokenType: .fcm, bundleID: nil, now: Fixtures.now),
+                    case .fcm(let content) = ReactNativePayload.render(
+                        .fcm, RenderContext(event: event, target: Fixtures.android, now: Fixtures.now, templates: .none)
+                    )
+                else { continue }
+                let sent = PayloadLimit.byteCount(ofFCMMessage: content.message(plan: plan))
+                guard content.json.bytes.count <= 4096, sent > 4096 else { continue }
+                let composed = try Fixtures.composer(.reactNative).compose(
+                    event, for: Fixtures.android, now: Fixtures.now)
+                #expect(composed.decision == .skipped(reason: Self.tooLarge(sent)))
+                found = true
+                break search
+            }
+        }
+        #expect(found, "no event put the data map within 45 bytes of the limit")
+    }
+
+    private static func tooLarge(_ size: Int) -> String {
+        "the react-native payload is \(size) bytes; a data push takes at most 4096 (shorten the caller's fields or "
+            + "the call's metadata)"
     }
 
     private static func containsNull(_ value: JSONValue) -> Bool {

@@ -28,12 +28,7 @@ enum CallPushMessage {
                     return again.bytes
                 }, options: options)
         case (.fcm(let plan), .fcm(let content)?):
-            var message: [String: JSONValue] = [
-                "android": .object(["priority": .string(plan.priority), "ttl": .string(plan.ttl)]),
-                "data": .object(Dictionary(content.data.map { ($0.key, .string($0.value)) }) { _, last in last }),
-            ]
-            if let body = content.notificationBody { message["notification"] = .object(["body": .string(body)]) }
-            return .fcm(message)
+            return .fcm(content.message(plan: plan))
         default:
             return nil
         }

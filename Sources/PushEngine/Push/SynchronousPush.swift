@@ -52,7 +52,7 @@ extension Engine {
             }
         }
         if let message = push.fcmMessage, targets.contains(where: { $0.type == .fcm }) {
-            let size = PushRequest.compactJSON(.object(message)).count
+            let size = PayloadLimit.byteCount(ofFCMMessage: message)
             if !PayloadLimit.fits(size, .fcm) {
                 errors.append(
                     ValidationError(
