@@ -1,3 +1,5 @@
+import PushRules
+
 /// The three kinds of push a call event can become; each format renders a payload per kind.
 public enum PushKind: String, Sendable, Hashable, CaseIterable {
     /// iOS PushKit, for rings.
@@ -7,13 +9,14 @@ public enum PushKind: String, Sendable, Hashable, CaseIterable {
     /// Android FCM message (high priority), for every event.
     case data
 
-    /// The largest payload the push service accepts: APNs takes 5 KB for VoIP and 4 KB for
-    /// alerts; FCM 4 KB of message content (measured here as the JSON, a little more than FCM
-    /// counts, so nothing that passes is refused).
+    /// The largest payload the push service accepts, the senders' own limit (`PayloadLimit`):
+    /// APNs takes 5 KB for VoIP and 4 KB for alerts; FCM 4 KB of message, measured as the JSON
+    /// sent (a little more than FCM counts, so nothing that passes is refused).
     public var maxPayloadBytes: Int {
         switch self {
-        case .voip: 5120
-        case .alert, .data: 4096
+        case .voip: PayloadLimit.maximumBytes(for: .voip)
+        case .alert: PayloadLimit.maximumBytes(for: .apns)
+        case .data: PayloadLimit.maximumBytes(for: .fcm)
         }
     }
 }
