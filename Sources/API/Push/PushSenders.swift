@@ -79,6 +79,7 @@ actor PushSenders {
     /// Provider `name` was deleted: its sender closes, once the pushes it carries have finished.
     func remove(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
+        factory.certificateExpiries.forget(name.value)
         if let old = entries.removeValue(forKey: name) { retire(old, of: name, deleted: true) }
     }
 
@@ -130,7 +131,18 @@ actor PushSenders {
             throw .credentialsUnreadable
         }
         let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
+        factory.certificateExpiries.forget(name.value)  // Recorded again if it still has a certificate.
         switch credentials {
+        case .apnsCertificate(let certificate):
+            do {
+                return .apns(
+                    try factory.apns(
+                        certificate: certificate, provider: name.value, bundleID: stored.provider.topic ?? "",
+                        endpoint: endpoint, budget: budget(for: name)))
+            } catch {
+                setUnhealthy(name, reason: "the APNs client certificate cannot be used: \(error)")
+                throw .credentialsUnreadable
+            }
         case .apns(let apns):
             return .apns(
                 factory.apns(
