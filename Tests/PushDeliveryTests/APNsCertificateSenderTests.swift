@@ -29,15 +29,12 @@ import Testing
             certificateTLS: try PushTLS.makeContext(
                 additionalCAFile: fixture.certificates.caFile, identity: certificate),
             bundleID: "com.example.app", production: endpoint, sandbox: endpoint, configuration: APNsSenderTests.fast)
-        do {
-            try await body(fixture, sender)
-        } catch {
-            await sender.shutdown()
-            try await fixture.stop()
-            throw error
-        }
+        // Shut down whatever the body did, then report it.
+        let outcome: Result<Void, any Error>
+        do { outcome = .success(try await body(fixture, sender)) } catch { outcome = .failure(error) }
         await sender.shutdown()
         try await fixture.stop()
+        try outcome.get()
     }
 
     @Test func aTrustedCertificateSendsVoIPAndAlertPushesWithoutAProviderToken() async throws {
