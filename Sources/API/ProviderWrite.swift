@@ -1,4 +1,5 @@
 import CallPush
+import Foundation
 import PushDelivery
 import RegistryCore
 import Store
@@ -87,13 +88,22 @@ struct ProviderWrite {
             // nothing to check them against (Provider.parse already named `service`).
             guard let service = fields["service"]?.stringValue.flatMap(PushService.init(rawValue:)) else { break }
             do throws(ValidationErrors) {
-                let parsed = try ProviderCredentials.parse(value, service: service)
+                let parsed = try ProviderCredentials.parse(value, service: service, validAt: Date())
                 if case .fcm(let account) = parsed, let projectID = provider?.projectID, projectID != account.projectID
                 {
                     errors.append(
                         ValidationError(
                             field: "credentials.service_account.project_id",
                             message: "must match the provider's project_id (\(projectID))"))
+                }
+                // A certificate for another app would be refused at every push.
+                if case .apnsCertificate(let certificate) = parsed, let topic = provider?.topic,
+                    !certificate.covers(topic)
+                {
+                    let field = value.objectValue?["pkcs12"] != nil ? "pkcs12" : "certificate"
+                    let covered = certificate.topics.joined(separator: ", ")
+                    let message = "covers \(covered), not the provider's topic \(topic)"
+                    errors.append(ValidationError(field: "credentials.\(field)", message: message))
                 }
                 credentials = .replace(parsed)
             } catch {

@@ -53,6 +53,7 @@ public struct RegistryAPI: Sendable {
         dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
             isReady: isReady, state: state, unhealthyProviders: { await pushSenders.unhealthyProviders },
+            certificateExpiries: pushSenders.certificateExpiries,
             openAPIDocument: configuration.openAPIDocument,
             metricsText: {
                 // The push gauges (open connections and streams, pushes in flight) are read at

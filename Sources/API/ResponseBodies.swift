@@ -9,6 +9,13 @@ struct StatusBody: Encodable { let status: String }
 struct ReadyBody: Encodable {
     let status: String
     let unhealthy_providers: [UnhealthyProvider]
+    let apns_certificates: [APNsCertificateBody]
+}
+/// An APNs client certificate's expiry in `/readyz`.
+struct APNsCertificateBody: Encodable {
+    let provider: String
+    let not_valid_after: String
+    let state: String
 }
 struct UnhealthyProvider: Encodable {
     let name: String

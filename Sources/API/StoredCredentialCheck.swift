@@ -1,3 +1,4 @@
+import PushDelivery
 import PushEngine
 import RegistryCore
 
@@ -12,7 +13,8 @@ public struct StoredCredentialCheck: Sendable {
 extension RegistryAPI {
     /// Tries to open every stored provider credential. The ones that cannot be opened are marked
     /// unhealthy at once (listed in `/readyz`, logged once) instead of failing one push at a
-    /// time. Throws `RegistryError.unavailable` when the database does not answer.
+    /// time; an APNs client certificate's expiry goes to `/readyz` and `/metrics` before the
+    /// provider's first push. Throws `RegistryError.unavailable` when the database does not answer.
     public func checkStoredCredentials() async throws -> StoredCredentialCheck {
         var opened: [String] = []
         var unreadable: [(name: String, reason: String)] = []
@@ -22,8 +24,14 @@ extension RegistryAPI {
             await context.engine.pushSenders.introduce(name)
             guard stored.credentials != nil else { continue }
             do {
-                _ = try await context.credentialStore.secret(of: name)
+                let secret = try await context.credentialStore.secret(of: name)
                 opened.append(name.value)
+                if let secret,
+                    case .apnsCertificate(let certificate)? = try? ProviderCredentials.parse(
+                        try JSONParser.parse(String(decoding: secret, as: UTF8.self)), service: stored.provider.service)
+                {
+                    operational.certificateExpiries.record(name.value, notValidAfter: certificate.notValidAfter)
+                }
             } catch RegistryError.conflict(let reason), RegistryError.internal(let reason) {
                 // No master key at all, or not the one it was sealed under.
                 unreadable.append((name.value, reason))

@@ -7,5 +7,7 @@
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>

@@ -78,13 +78,20 @@ struct ProvidersCommand: AsyncParsableCommand {
             commandName: "set-credentials",
             abstract: "Store a provider's push credentials, sealed under REGISTRY_MASTER_KEY.",
             discussion: """
-                apns: --p8 FILE --key-id KEY_ID --team-id TEAM_ID. fcm: --service-account FILE (the JSON Google \
-                issues). The key is checked (it must sign a test message) before anything is stored.
+                apns: --p8 FILE --key-id KEY_ID --team-id TEAM_ID (token authentication), or --p12 FILE with its \
+                password, if any, in APNS_P12_PASSWORD, or --certificate FILE --private-key FILE (PEM; certificate \
+                authentication). fcm: --service-account FILE (the JSON Google issues). The key is checked (it must \
+                sign a test message; a certificate's must be its own and the certificate unexpired) before anything \
+                is stored.
                 """)
         @Argument(help: "Provider name.") var name: String
         @Option(help: "apns: the .p8 key file.") var p8: String?
         @Option(help: "apns: the key's 10-character key id.") var keyId: String?
         @Option(help: "apns: the 10-character Apple team id.") var teamId: String?
+        @Option(help: "apns: the client certificate and key as a .p12 file (password in APNS_P12_PASSWORD).")
+        var p12: String?
+        @Option(help: "apns: the client certificate, PEM (then any intermediates).") var certificate: String?
+        @Option(help: "apns: the client certificate's private key, PEM.") var privateKey: String?
         @Option(help: "fcm: the service account JSON file.") var serviceAccount: String?
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var logging: LoggingOptions
@@ -95,7 +102,8 @@ struct ProvidersCommand: AsyncParsableCommand {
             let sealer = try MasterKeySetting.sealer()
             try await database.withPool(logger: logger) { pool in
                 let service = try await ProviderStore(pool: pool).provider(named: providerName).provider.service
-                let credentials = try ProviderCredentials.parse(try credentialsJSON(for: service), service: service)
+                let credentials = try ProviderCredentials.parse(
+                    try credentialsJSON(for: service), service: service, validAt: Date())
                 try await ProviderStore(pool: pool).setCredentials(
                     try ProviderCredentialStore(pool: pool, sealer: sealer).replacement(credentials, for: providerName),
                     of: providerName)
@@ -106,16 +114,22 @@ struct ProvidersCommand: AsyncParsableCommand {
         /// The same JSON `PUT /v1/providers/{name}` takes in `credentials`.
         private func credentialsJSON(for service: PushService) throws -> JSONValue {
             switch service {
+            case .apns where p12 != nil || certificate != nil:
+                return try certificateJSON()
             case .apns:
-                guard let p8, let keyId, let teamId, serviceAccount == nil else {
-                    throw ConfigurationError("an apns provider takes --p8, --key-id and --team-id")
+                guard let p8, let keyId, let teamId, serviceAccount == nil, privateKey == nil else {
+                    throw ConfigurationError(
+                        "an apns provider takes --p8, --key-id and --team-id, or --p12, or --certificate and --private-key"
+                    )
                 }
                 return .object([
                     "team_id": .string(teamId), "key_id": .string(keyId),
                     "private_key": .string(try String(contentsOfFile: p8, encoding: .utf8)),
                 ])
             case .fcm:
-                guard let serviceAccount, p8 == nil, keyId == nil, teamId == nil else {
+                guard let serviceAccount, p8 == nil, keyId == nil, teamId == nil, p12 == nil, certificate == nil,
+                    privateKey == nil
+                else {
                     throw ConfigurationError("an fcm provider takes --service-account")
                 }
                 let text = try String(contentsOfFile: serviceAccount, encoding: .utf8)
@@ -124,6 +138,28 @@ struct ProvidersCommand: AsyncParsableCommand {
                 }
                 return .object(["service_account": account])
             }
+        }
+
+        /// APNs certificate authentication; the password stays off the command line (and `ps`).
+        private func certificateJSON() throws -> JSONValue {
+            guard p8 == nil, keyId == nil, teamId == nil, serviceAccount == nil, (p12 == nil) != (certificate == nil),
+                (certificate == nil) == (privateKey == nil)
+            else {
+                throw ConfigurationError("certificate authentication takes --p12, or --certificate and --private-key")
+            }
+            if let p12 {
+                var fields: [String: JSONValue] = [
+                    "pkcs12": .string(try Data(contentsOf: URL(fileURLWithPath: p12)).base64EncodedString())
+                ]
+                if let password = ProcessInfo.processInfo.environment["APNS_P12_PASSWORD"] {
+                    fields["pkcs12_password"] = .string(password)
+                }
+                return .object(fields)
+            }
+            return .object([
+                "certificate": .string(try String(contentsOfFile: certificate ?? "", encoding: .utf8)),
+                "private_key": .string(try String(contentsOfFile: privateKey ?? "", encoding: .utf8)),
+            ])
         }
     }
 

@@ -3,8 +3,9 @@ import RegistryCrypto
 
 /// `POST /3/device/<token>`, checked the way APNs documents: provider token first (ES256 over a
 /// registered key; `kid`, `iss` = team id, `iat` no older than an hour and not renewed more
-/// often than every 20 minutes), then a scripted reply if one matches, then the headers and
-/// payload.
+/// often than every 20 minutes) or, without one, the client certificate of the connection
+/// (trusted in the handshake; `apns-topic` must be one of its topics), then a scripted reply if
+/// one matches, then the headers and payload.
 struct APNsEndpoint {
     let state: MockPushState
     let now: Date
@@ -30,8 +31,14 @@ struct APNsEndpoint {
             return .json(status, APNsErrorBody(reason: reason, timestamp: timestamp), headers: headers)
         }
         guard request.method == "POST" else { return (error(405, "MethodNotAllowed"), token, nil) }
-        let (failure, providerToken) = verifyProviderToken(request)
-        let credential = providerToken.map { "kid=\($0.keyID) iss=\($0.claims.iss) iat=\($0.claims.iat)" }
+        var verdict = verifyProviderToken(request)
+        if request.bearerToken == nil, request.clientCertificateTopics != nil {
+            verdict = (verifyClientCertificate(request), nil)
+        }
+        let (failure, providerToken) = verdict
+        let credential =
+            providerToken.map { "kid=\($0.keyID) iss=\($0.claims.iss) iat=\($0.claims.iat)" }
+            ?? request.clientCertificateTopics.map { "certificate topics=\($0.joined(separator: ","))" }
         if let failure { return (error(failure.status, failure.reason), token, credential) }
         if let reply = state.takeReply(for: .apns, token: token) {
             if reply.reason == "ExpiredProviderToken", let providerToken { forgetProviderToken(providerToken.keyID) }
@@ -76,6 +83,15 @@ struct APNsEndpoint {
             return nil
         }
         return (failure.map { (status: $0.0, reason: $0.1) }, (keyID, claims))
+    }
+
+    /// Certificate authentication: the handshake verified the certificate; APNs answers a topic
+    /// it does not cover `TopicDisallowed`.
+    private func verifyClientCertificate(_ request: MockRequest) -> (status: Int, reason: String)? {
+        guard let topic = request.header("apns-topic"), let topics = request.clientCertificateTopics,
+            topics.contains(topic)
+        else { return (400, "TopicDisallowed") }
+        return nil
     }
 
     /// A scripted `ExpiredProviderToken` declares the current token expired, so the renewal that

@@ -20,11 +20,17 @@ public final class MockPushServer: Sendable {
         /// The SETTINGS_MAX_CONCURRENT_STREAMS this server announces (APNs announces 1,000 or
         /// fewer); a low value makes a client open more connections.
         public var maximumConcurrentStreams: Int
+        /// PEM CA certificates whose client certificates the server accepts: it then asks every
+        /// client for one, refuses the handshake of one it does not trust (as APNs does), and
+        /// takes an APNs request without a provider token from a connection that presented one
+        /// (certificate authentication). Nil asks for none.
+        public var clientCAFile: String?
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, certificateChainFile: String, privateKeyFile: String,
-            maximumConcurrentStreams: Int = 1000
+            maximumConcurrentStreams: Int = 1000, clientCAFile: String? = nil
         ) {
+            self.clientCAFile = clientCAFile
             self.host = host
             self.port = port
             self.certificateChainFile = certificateChainFile
@@ -53,6 +59,12 @@ public final class MockPushServer: Sendable {
             },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: configuration.privateKeyFile, format: .pem)))
         tls.applicationProtocols = ["h2"]
+        if let clientCAFile = configuration.clientCAFile {
+            // Optional, as the port serves FCM and token-authenticated APNs too; but a client
+            // certificate that is presented must verify.
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(clientCAFile))
+        }
         let sslContext = try NIOSSLContext(configuration: tls)
         var http2 = NIOHTTP2Handler.ConnectionConfiguration()
         http2.initialSettings =
@@ -74,14 +86,26 @@ public final class MockPushServer: Sendable {
                         streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
+                            // Streams open after the handshake, on the connection's event loop.
+                            let peer = try channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
+                                .peerCertificate
                             try stream.pipeline.syncOperations.addHandler(
-                                MockStreamHandler(router: router, connection: connection))
+                                MockStreamHandler(
+                                    router: router, connection: connection,
+                                    clientCertificateTopics: peer.map(Self.topics(of:))))
                         }
                     }
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()
         return MockPushServer(state: state, channel: channel)
+    }
+
+    /// The APNs topics a client certificate covers (Apple's extension; none without it).
+    private static func topics(of certificate: NIOSSLCertificate) -> [String] {
+        let oid = NIOSSLObjectIdentifier(APNsCertificateTopics.extensionOID)
+        return certificate._extensions.first { $0.objectIdentifier == oid }
+            .flatMap { APNsCertificateTopics.parse($0.data.withUnsafeBufferPointer { Array($0) }) } ?? []
     }
 
     /// Returns when the listening socket closes (after `shutdown()`).

@@ -7,6 +7,9 @@ struct MockRequest: Sendable {
     let body: [UInt8]
     /// Which accepted connection it came on, counting from 1.
     let connection: Int
+    /// The topics of the client certificate its connection presented (verified in the
+    /// handshake); nil when it presented none.
+    let clientCertificateTopics: [String]?
 
     func header(_ name: String) -> String? { headers[name] }
 

@@ -16,12 +16,14 @@ final class MockStreamHandler: ChannelInboundHandler {
 
     private let router: MockRouter
     private let connection: Int
+    private let clientCertificateTopics: [String]?
     private var headers: HPACKHeaders?
     private var body: [UInt8] = []
 
-    init(router: MockRouter, connection: Int) {
+    init(router: MockRouter, connection: Int, clientCertificateTopics: [String]? = nil) {
         self.router = router
         self.connection = connection
+        self.clientCertificateTopics = clientCertificateTopics
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -74,7 +76,9 @@ final class MockStreamHandler: ChannelInboundHandler {
             }
         }
         guard let method, let path else { return nil }
-        return MockRequest(method: method, path: path, headers: fields, body: body, connection: connection)
+        return MockRequest(
+            method: method, path: path, headers: fields, body: body, connection: connection,
+            clientCertificateTopics: clientCertificateTopics)
     }
 
     private func perform(_ answer: MockAnswer, context: ChannelHandlerContext) {

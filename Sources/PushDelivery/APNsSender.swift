@@ -6,24 +6,48 @@ import PushRules
 import RegistryCore
 
 /// Sends notifications for one APNs provider (one key, one app): one connection pool per
-/// environment — separate even when both point at the same `endpoint` — and the key's provider
-/// token, shared by every request and every provider using the same key.
+/// environment — separate even when both point at the same `endpoint` — and, with token
+/// authentication, the key's provider token, shared by every request and every provider using
+/// the same key. With certificate authentication the connections present the certificate (in
+/// `tls`) and requests carry no `authorization`.
 public final class APNsSender: Sendable {
     public let bundleID: String
-    private let providerToken: APNsProviderToken
+    /// Nil with certificate authentication.
+    private let providerToken: APNsProviderToken?
     private let production: HTTP2ConnectionPool
     private let sandbox: HTTP2ConnectionPool
     private let loop: AttemptLoop
     private let attemptTimeout: Duration
 
-    public init(
+    public convenience init(
         credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
         sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext, providerTokens: APNsProviderTokens = .shared,
         configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
+        self.init(
+            providerToken: providerTokens.token(for: credentials), bundleID: bundleID, production: production,
+            sandbox: sandbox, tls: tls, configuration: configuration, budget: budget, group: group)
+    }
+
+    /// Certificate authentication: `tls` must present the provider's certificate
+    /// (`PushTLS.makeContext(additionalCAFile:identity:)`).
+    public convenience init(
+        certificateTLS tls: NIOSSLContext, bundleID: String, production: PushEndpoint = .apnsProduction,
+        sandbox: PushEndpoint = .apnsSandbox, configuration: SenderConfiguration = SenderConfiguration(),
+        budget: PushBudget? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.init(
+            providerToken: nil, bundleID: bundleID, production: production, sandbox: sandbox, tls: tls,
+            configuration: configuration, budget: budget, group: group)
+    }
+
+    private init(
+        providerToken: APNsProviderToken?, bundleID: String, production: PushEndpoint, sandbox: PushEndpoint,
+        tls: NIOSSLContext, configuration: SenderConfiguration, budget: PushBudget?, group: any EventLoopGroup
+    ) {
         self.bundleID = bundleID
-        providerToken = providerTokens.token(for: credentials)
+        self.providerToken = providerToken
         func pool(_ endpoint: PushEndpoint) -> HTTP2ConnectionPool {
             HTTP2ConnectionPool(
                 endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
@@ -83,20 +107,29 @@ public final class APNsSender: Sendable {
         }
         let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
-            let jwt: String
-            do {
-                jwt = try await providerToken.token()
-            } catch {
-                return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
+            var jwt: String?
+            if let providerToken {
+                do {
+                    jwt = try await providerToken.token()
+                } catch {
+                    return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
+                }
             }
-            let request = PushHTTPRequest(
-                path: "/3/device/\(token)", headers: [("authorization", "bearer \(jwt)")] + headers, body: payload())
-            let response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)
+            let authorization = jwt.map { [("authorization", "bearer \($0)")] } ?? []
+            let request = PushHTTPRequest(path: "/3/device/\(token)", headers: authorization + headers, body: payload())
+            let response: PushHTTPResponse
+            do throws(ConnectionFailure) {
+                response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)
+            } catch .clientCertificateRefused where providerToken == nil {
+                // Resending cannot help: the certificate is the provider's, and APNs refused it.
+                return .providerAuthFailure(reason: ConnectionFailure.clientCertificateRefused.reason)
+            }
             let receivedAt = Date()
             let outcome = APNsAnswer(
                 status: response.status, apnsID: response.header("apns-id"), retryAfter: response.header("retry-after"),
                 body: response.body, receivedAt: receivedAt
             ).outcome(receivedAt: receivedAt)
+            guard let providerToken, let jwt else { return outcome }
             switch outcome {
             case .credentialExpired: await providerToken.expired(jwt)
             case .transient(reason: "TooManyProviderTokenUpdates", _): await providerToken.refused(jwt)
@@ -111,7 +144,8 @@ public final class APNsSender: Sendable {
         get async {
             SenderStatistics(
                 connectionsOpened: await production.connectionsOpened + sandbox.connectionsOpened,
-                credentialsIssued: await providerToken.signings, credentialsAdopted: await providerToken.adoptions,
+                credentialsIssued: await providerToken?.signings ?? 0,
+                credentialsAdopted: await providerToken?.adoptions ?? 0,
                 openConnections: await production.openConnections + sandbox.openConnections,
                 openStreams: await production.openStreams + sandbox.openStreams)
         }

@@ -3,6 +3,10 @@
 enum ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// TCP or TLS could not be set up (refused, unreachable, certificate not trusted): nothing sent.
     case connect(String)
+    /// The server ended the TLS handshake with an alert about our client certificate (unknown
+    /// CA, bad, expired, revoked, or required and missing): nothing sent, and with certificate
+    /// authentication no resend can help.
+    case clientCertificateRefused
     /// The stream or connection ended before the request was fully written, or the server
     /// refused the stream unprocessed (REFUSED_STREAM, GOAWAY below it): nothing delivered.
     case closed
@@ -18,6 +22,7 @@ enum ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .connect(let reason): "connection failed: \(reason)"
+        case .clientCertificateRefused: "the server refused the client certificate in the TLS handshake"
         case .closed: "connection closed before the request was sent"
         case .timedOut: "timed out before the request was sent"
         case .lost: "connection lost after the request was sent"
@@ -29,6 +34,7 @@ enum ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     var reason: String {
         switch self {
         case .connect: "ConnectionFailed"
+        case .clientCertificateRefused: "ClientCertificateRefused"
         case .closed: "ConnectionClosed"
         case .timedOut, .unanswered: "Timeout"
         case .lost: "ConnectionLost"

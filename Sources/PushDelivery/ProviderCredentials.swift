@@ -4,21 +4,26 @@ import RegistryCrypto
 
 /// A provider's push credentials as `PUT /v1/providers/{name}` takes them in `credentials`:
 ///
-/// - apns: `{"team_id": "ABCDE12345", "key_id": "XYZ987WVU6", "private_key": "<the .p8 text>"}`
+/// - apns, token authentication: `{"team_id": "ABCDE12345", "key_id": "XYZ987WVU6", "private_key": "<the .p8 text>"}`
+/// - apns, certificate authentication: `{"certificate": "<PEM>", "private_key": "<PEM>"}`, or
+///   `{"pkcs12": "<the .p12 in base64>", "pkcs12_password": "…"}` (the password optional)
 /// - fcm: `{"service_account": { …the JSON file Google issues… }}`
 ///
 /// Constructed only valid: the key is read and must sign a test message that its public half
-/// verifies, so a key that would fail at the first push is refused when stored. Every problem is
-/// named by its field under `field`.
+/// verifies, so a key that would fail at the first push is refused when stored; a certificate's
+/// key must be its own, and with `validAt` the certificate must not have expired by then (a
+/// write passes the time; opening stored credentials does not, so an expired certificate still
+/// loads and is reported). Every problem is named by its field under `field`.
 public enum ProviderCredentials: Sendable {
     case apns(APNsCredentials)
+    case apnsCertificate(APNsClientCertificate)
     case fcm(FCMServiceAccount)
 
-    static let apnsFields = ["team_id", "key_id", "private_key"]
+    static let apnsFields = ["team_id", "key_id", "private_key", "certificate", "pkcs12", "pkcs12_password"]
 
-    public static func parse(_ json: JSONValue, service: PushService, field: String = "credentials")
-        throws(ValidationErrors) -> ProviderCredentials
-    {
+    public static func parse(
+        _ json: JSONValue, service: PushService, field: String = "credentials", validAt: Date? = nil
+    ) throws(ValidationErrors) -> ProviderCredentials {
         guard let object = json.objectValue else {
             throw ValidationErrors([ValidationError(field: field, message: "must be an object, not \(json.typeName)")])
         }
@@ -30,6 +35,8 @@ public enum ProviderCredentials: Sendable {
         }
         let credentials: ProviderCredentials?
         switch service {
+        case .apns where object["certificate"] != nil || object["pkcs12"] != nil:
+            credentials = parseAPNsCertificate(object, field: field, validAt: validAt, errors: &errors)
         case .apns:
             credentials = parseAPNs(object, field: field, errors: &errors)
         case .fcm:
@@ -81,7 +88,7 @@ public enum ProviderCredentials: Sendable {
 
     public var service: PushService {
         switch self {
-        case .apns: .apns
+        case .apns, .apnsCertificate: .apns
         case .fcm: .fcm
         }
     }
@@ -89,6 +96,7 @@ public enum ProviderCredentials: Sendable {
     private var key: SigningKey {
         switch self {
         case .apns(let credentials): credentials.key
+        case .apnsCertificate(let certificate): certificate.key
         case .fcm(let account): account.key
         }
     }
@@ -112,6 +120,10 @@ public enum ProviderCredentials: Sendable {
             return CredentialSummary(
                 teamID: credentials.teamID, keyID: credentials.keyID, clientEmail: nil, projectID: nil,
                 keyFingerprint: fingerprint)
+        case .apnsCertificate(let certificate):
+            return CredentialSummary(
+                teamID: certificate.teamID, keyID: nil, clientEmail: nil, projectID: nil,
+                keyFingerprint: certificate.fingerprint)
         case .fcm(let account):
             return CredentialSummary(
                 teamID: nil, keyID: account.privateKeyID, clientEmail: account.clientEmail,
@@ -129,6 +141,9 @@ public enum ProviderCredentials: Sendable {
                 "team_id": .string(credentials.teamID), "key_id": .string(credentials.keyID),
                 "private_key": .string(try credentials.key.pkcs8PEM()),
             ])
+        case .apnsCertificate(let certificate):
+            let pem = try certificate.pem()
+            value = .object(["certificate": .string(pem.certificate), "private_key": .string(pem.privateKey)])
         case .fcm(let account):
             var fields: [String: JSONValue] = [
                 "type": .string("service_account"), "project_id": .string(account.projectID),

@@ -8,9 +8,12 @@ import NIOSSL
 /// above never touch TLS or HTTP/2.
 public struct PushSenderFactory: Sendable {
     private let tls: NIOSSLContext
+    private let additionalCAFile: String?
     private let configuration: SenderConfiguration
     private let providerTokens: APNsProviderTokens
     private let group: any EventLoopGroup
+    /// The expiry of every certificate a sender was made with, for `/readyz` and `/metrics`.
+    public let certificateExpiries = APNsCertificateExpiries()
 
     /// Throws when `additionalCAFile` cannot be read: a start-up error, not a send error.
     public init(
@@ -18,6 +21,7 @@ public struct PushSenderFactory: Sendable {
         providerTokens: APNsProviderTokens = .shared, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         tls = try PushTLS.makeContext(additionalCAFile: additionalCAFile)
+        self.additionalCAFile = additionalCAFile
         self.configuration = configuration
         self.providerTokens = providerTokens
         self.group = group
@@ -32,6 +36,19 @@ public struct PushSenderFactory: Sendable {
             credentials: credentials, bundleID: bundleID, production: endpoint ?? .apnsProduction,
             sandbox: endpoint ?? .apnsSandbox, tls: tls, providerTokens: providerTokens,
             configuration: configuration, budget: budget, group: group)
+    }
+
+    /// Certificate authentication: the sender's connections present `certificate`, whose expiry
+    /// is recorded under `provider`. Throws when the TLS library will not take it.
+    public func apns(
+        certificate: APNsClientCertificate, provider: String, bundleID: String, endpoint: PushEndpoint?,
+        budget: PushBudget
+    ) throws -> APNsSender {
+        let tls = try PushTLS.makeContext(additionalCAFile: additionalCAFile, identity: certificate)
+        certificateExpiries.record(provider, notValidAfter: certificate.notValidAfter)
+        return APNsSender(
+            certificateTLS: tls, bundleID: bundleID, production: endpoint ?? .apnsProduction,
+            sandbox: endpoint ?? .apnsSandbox, configuration: configuration, budget: budget, group: group)
     }
 
     public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?, budget: PushBudget) -> FCMSender {

@@ -23,8 +23,17 @@ final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        ready.fail(ConnectionFailure.connect("TLS: \(error)"))
+        let text = "\(error)"
+        ready.fail(
+            Self.refusesClientCertificate(text) ? ConnectionFailure.clientCertificateRefused : .connect("TLS: \(text)"))
         context.fireErrorCaught(error)
+    }
+
+    /// An alert the server sent about our certificate, as the TLS library names it
+    /// (`SSLV3_ALERT_BAD_CERTIFICATE`, `TLSV1_ALERT_UNKNOWN_CA`, `…_CERTIFICATE_REQUIRED`…), not
+    /// our own verdict on the server's certificate (`CERTIFICATE_VERIFY_FAILED`).
+    static func refusesClientCertificate(_ error: String) -> Bool {
+        error.contains("ALERT_") && (error.contains("CERTIFICATE") || error.contains("UNKNOWN_CA"))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

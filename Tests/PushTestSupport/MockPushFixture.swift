@@ -14,12 +14,16 @@ public struct MockPushFixture: Sendable {
     public let clientEmail = "sender@example-project.iam.gserviceaccount.com"
     public let projectID = "example-project"
 
-    public static func start(maximumConcurrentStreams: Int = 1000) async throws -> MockPushFixture {
+    /// With `clientCertificates`, APNs takes certificate authentication from certificates their
+    /// CA issued, and refuses the handshake of any other client certificate.
+    public static func start(
+        maximumConcurrentStreams: Int = 1000, clientCertificates: TestClientCertificates? = nil
+    ) async throws -> MockPushFixture {
         let certificates = try TestCertificates.make()
         let server = try await MockPushServer.start(
             MockPushServer.Configuration(
                 certificateChainFile: certificates.serverCertificateFile, privateKeyFile: certificates.serverKeyFile,
-                maximumConcurrentStreams: maximumConcurrentStreams))
+                maximumConcurrentStreams: maximumConcurrentStreams, clientCAFile: clientCertificates?.caFile))
         let fixture = MockPushFixture(
             certificates: certificates, server: server, apnsKey: try SigningKey.generate(.es256),
             fcmKey: try SigningKey.generate(.rs256))

@@ -143,9 +143,11 @@ SEMANTIC_FIELDS = {
     "POST /v1/users/{user_id}/devices/sip": {"contact", "user_id", "device_id"},
     "POST /v1/feedback": {"provider", "reason"},
     # topic required for apns and not allowed for fcm; project_id not allowed for apns; a key
-    # must be a real key that signs, a token_uri an https URL, an endpoint's port 1–65535
+    # must be a real key that signs, a token_uri an https URL, an endpoint's port 1–65535; an APNs
+    # certificate a readable, unexpired one with its own key, a .p12 one its password opens
     "PUT /v1/providers/{name}": {
         "topic", "project_id", "endpoint", "credentials.private_key", "credentials.service_account.private_key",
+        "credentials.certificate", "credentials.pkcs12", "credentials.pkcs12_password",
         "credentials.service_account.token_uri", "credentials.service_account.project_id",
         "credentials.service_account.client_email",
     },

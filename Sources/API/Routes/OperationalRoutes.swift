@@ -1,5 +1,8 @@
+import Encodings
+import Foundation
 import HTTPServer
 import NIOCore
+import PushDelivery
 
 /// Routes for orchestrators and operators; none needs a key. `/readyz` and `/metrics` may live
 /// on a listener of their own (`--ops-port`); `/healthz` answers on every listener, and
@@ -12,6 +15,9 @@ struct OperationalRoutes: Sendable {
     /// by the master key): listed, but never a reason to be unready, since one bad key must not
     /// take every instance out of rotation.
     let unhealthyProviders: @Sendable () async -> [(name: String, reason: String)]
+    /// APNs client certificates and when they expire: listed with their state, never a reason to
+    /// be unready either (an expired one fails only its own provider's pushes).
+    let certificateExpiries: APNsCertificateExpiries
     let openAPIDocument: String
     let metricsText: @Sendable () async -> String
 
@@ -38,11 +44,17 @@ struct OperationalRoutes: Sendable {
             guard await isReady() else {
                 return notReady("the database is unreachable or its migrations are not current")
             }
+            let now = Date()
             return .json(
                 ReadyBody(
                     status: "ready",
                     unhealthy_providers: await unhealthyProviders().map {
                         UnhealthyProvider(name: $0.name, reason: $0.reason)
+                    },
+                    apns_certificates: certificateExpiries.entries.map {
+                        APNsCertificateBody(
+                            provider: $0.provider, not_valid_after: RFC3339.format($0.notValidAfter),
+                            state: APNsCertificateExpiries.state(of: $0.notValidAfter, at: now).rawValue)
                     }))
         }
 

@@ -44,6 +44,8 @@ package actor PushSenders {
     }
 
     private let factory: PushSenderFactory
+    /// The APNs client certificates' ends, for `/readyz` and the expiry gauge.
+    package nonisolated var certificateExpiries: APNsCertificateExpiries { factory.certificateExpiries }
     private let credentialStore: ProviderCredentialStore
     private let tasks: EngineTasks
     private let logger: Logger
@@ -81,6 +83,7 @@ package actor PushSenders {
     /// Provider `name` was deleted: its sender closes, once the pushes it carries have finished.
     package func remove(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
+        factory.certificateExpiries.forget(name.value)
         if let old = entries.removeValue(forKey: name) { retire(old, of: name, deleted: true) }
     }
 
@@ -133,7 +136,18 @@ package actor PushSenders {
             throw .credentialsUnreadable
         }
         let endpoint = stored.endpoint.flatMap { try? PushEndpoint($0) }
+        factory.certificateExpiries.forget(name.value)  // Recorded again if it still has a certificate.
         switch credentials {
+        case .apnsCertificate(let certificate):
+            do {
+                return .apns(
+                    try factory.apns(
+                        certificate: certificate, provider: name.value, bundleID: stored.provider.topic ?? "",
+                        endpoint: endpoint, budget: budget(for: name)))
+            } catch {
+                setUnhealthy(name, reason: "the APNs client certificate cannot be used: \(error)")
+                throw .credentialsUnreadable
+            }
         case .apns(let apns):
             return .apns(
                 factory.apns(
