@@ -25,8 +25,8 @@ final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
     private let recordBatchSize: @Sendable (Int) -> Void
     /// Returns one outcome per item, in order.
     private let perform: Perform
-    /// The requests waiting, beside the number of runners draining them. Not cancellable: a
-    /// request is either performed or failed as a whole, never dropped half-way by its caller.
+    /// The requests waiting, beside the number of runners draining them. Not cancellable, as
+    /// before: a queued request ends performed, expired or refused, whatever its caller does.
     private let queue: WaiterQueue<Int, Item, Outcome>
 
     init(
