@@ -43,10 +43,19 @@ let package = Package(
             name: "CallPush", dependencies: ["Encodings", "RegistryCore", "RegistryCrypto", "PushRules", "CZlib"],
             swiftSettings: swiftSettings),
         .target(name: "PushRules", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
+        // The one waiter queue (FIFO, cancellation, one deadline watcher, a bound) and its clocks.
+        .target(
+            name: "Waiting",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings),
         .target(
             name: "Postgres",
             dependencies: [
-                "CLibPQ", "Encodings", "RegistryCrypto",
+                "CLibPQ", "Encodings", "RegistryCrypto", "Waiting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -58,7 +67,7 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "CallPush", "Postgres",
+                "RegistryCore", "RegistryCrypto", "CallPush", "Postgres", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -80,7 +89,7 @@ let package = Package(
         .target(
             name: "PushDelivery",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "PushRules",
+                "RegistryCore", "RegistryCrypto", "PushRules", "Waiting",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -111,7 +120,7 @@ let package = Package(
         .target(
             name: "PushEngine",
             dependencies: [
-                "Encodings", "RegistryCore", "Store", "PushDelivery", "PushRules", "CallPush",
+                "Encodings", "RegistryCore", "Store", "PushDelivery", "PushRules", "CallPush", "Waiting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -170,6 +179,10 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "WaitingTests",
+            dependencies: ["Waiting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "RegistryCoreTests", dependencies: ["Encodings", "RegistryCore"], swiftSettings: swiftSettings),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources"], swiftSettings: swiftSettings),
         .testTarget(
@@ -197,6 +210,7 @@ let package = Package(
             name: "PushDeliveryTests",
             dependencies: [
                 "PushDelivery", "PushRules", "MockPush", "PushTestSupport", "RegistryCrypto", "RegistryCore",
+                "TestSupport", "Waiting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -223,12 +237,14 @@ let package = Package(
         .testTarget(
             name: "PostgresTests",
             dependencies: [
-                "Postgres", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "Postgres", "TestSupport", "Waiting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport"],
+            dependencies: [
+                "Store", "Postgres", "RegistryCore", "RegistryCrypto", "CallPush", "TestSupport", "Waiting",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushEngineTests",

@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import Waiting
 
 /// A fixed number of connections, opened lazily, each used by one caller at a time. Every libpq
 /// call runs on the pool's own threads (one per connection), never on an event loop or Swift's
@@ -13,7 +14,8 @@ public final class PostgresPool: Sendable {
     public let configuration: PostgresConfiguration
     let logger: Logger
     private let threads: NIOThreadPool
-    private let state: NIOLockedValueBox<PoolState>
+    /// The pool's books and the callers waiting for a slot, under one lock.
+    private let state: PoolState.Queue
     private let metrics = PoolMetrics()
 
     /// Never blocks and never connects; the first caller does.
@@ -23,8 +25,12 @@ public final class PostgresPool: Sendable {
         let size = max(1, configuration.poolSize)
         threads = NIOThreadPool(numberOfThreads: size)
         threads.start()
-        state = NIOLockedValueBox(PoolState(size: size, maxWaiting: configuration.maxWaiting))
-        metrics.record(state.withLockedValue { $0.statistics })
+        // One watcher task expires every caller's `poolWaitTimeout`, and the gauge follows.
+        state = PoolState.Queue(
+            PoolState(size: size), maximumWaiting: configuration.maxWaiting, timeoutError: PostgresError.poolTimeout,
+            fullError: PostgresError.queueFull,
+            didExpire: { [metrics] state, waiting in metrics.record(state.statistics(waiting: waiting)) })
+        metrics.record(statistics)
     }
 
     deinit {
@@ -32,7 +38,7 @@ public final class PostgresPool: Sendable {
         threads.shutdownGracefully { _ in }
     }
 
-    public var statistics: PoolStatistics { state.withLockedValue { $0.statistics } }
+    public var statistics: PoolStatistics { state.withLock { $0.statistics(waiting: $1.count) } }
 
     /// Runs `body` with a connection on a pool thread. Throws `.poolTimeout` when no connection
     /// frees up within `poolWaitTimeout`, `.queueFull` when `maxWaiting` callers already wait,
@@ -69,7 +75,7 @@ public final class PostgresPool: Sendable {
     /// Fails waiting callers, closes idle connections (busy ones when they come back) and stops the
     /// threads. Later calls throw `.unavailable`.
     public func shutdown() async {
-        let (waiters, free) = state.withLockedValue { $0.shutDown() }
+        let (waiters, free) = state.withLock { $0.shutDown(waiters: &$1) }
         for waiter in waiters { waiter.resume(throwing: PostgresError.unavailable) }
         // Closing only queues a Terminate message on a non-blocking socket; it does not wait.
         for slot in free { slot.connection = nil }
@@ -80,48 +86,15 @@ public final class PostgresPool: Sendable {
     // MARK: Slots
 
     private func checkout() async throws -> PoolSlot {
-        let immediate = try state.withLockedValue { state -> PoolSlot? in
-            guard !state.isShutDown else { throw PostgresError.unavailable }
-            return state.takeFree()
-        }
-        if let immediate {
-            metrics.record(statistics)
-            return immediate
-        }
-        let id = state.withLockedValue { $0.announceWaiter() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (waiter: PoolState.Waiter) in
-                // The deadline is taken under the lock, so the queue stays in deadline order.
-                let admission = state.withLockedValue {
-                    $0.enqueue(waiter, id: id, deadline: .now + configuration.poolWaitTimeout)
-                }
-                switch admission {
-                case .settled(let result):
-                    waiter.resume(with: result)
-                case .waiting(let watchDeadlines):
-                    metrics.record(statistics)
-                    if watchDeadlines { Task { await expireWaiters() } }
-                }
-            }
-        } onCancel: {
-            state.withLockedValue { $0.cancelWaiter(id: id) }?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Fails waiters whose wait ran out with `.poolTimeout`: one task for all of them, sleeping until
-    /// the oldest one's deadline (not a timer per waiter, which cost more than the wait itself), and
-    /// ending when nobody waits.
-    private func expireWaiters() async {
-        while let deadline = state.withLockedValue({ $0.nextDeadline() }) {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            let expired = state.withLockedValue { $0.removeExpiredWaiters(at: .now) }
-            for waiter in expired { waiter.resume(throwing: PostgresError.poolTimeout) }
-            if !expired.isEmpty { metrics.record(statistics) }
-        }
+        let slot = try await state.wait(
+            for: (), until: state.clock.now + configuration.poolWaitTimeout, admit: { state, _ in try state.admit() },
+            whenQueued: { metrics.record(statistics) })
+        metrics.record(statistics)
+        return slot
     }
 
     private func checkin(_ slot: PoolSlot) {
-        let next = state.withLockedValue { $0.checkin(slot) }
+        let next = state.withLock { $0.checkin(slot, waiters: &$1) }
         next?.resume(returning: slot)
         metrics.record(statistics)
     }

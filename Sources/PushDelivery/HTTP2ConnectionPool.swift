@@ -1,6 +1,6 @@
-import Foundation
 import NIOCore
 import NIOSSL
+import Waiting
 
 /// The connections to one push service endpoint for one provider and environment: a request
 /// takes a stream on an open connection, and a new connection is opened only when every open one
@@ -17,9 +17,10 @@ actor HTTP2ConnectionPool {
     private let pingTimeout: Duration
     private var isClosed = false
     private var connections: [HTTP2Connection] = []
-    /// One connect at a time; the requests waiting for it, by id so each can stop at its deadline.
+    /// One connect at a time; the requests waiting for it, each until its own deadline.
     private var isConnecting = false
-    private var waiters: [UUID: CheckedContinuation<HTTP2Connection, any Error>] = [:]
+    private let waiters = WaiterQueue<Void, Void, HTTP2Connection>(
+        (), maximumWaiting: .max, timeoutError: ConnectionFailure.timedOut)
     /// Connections opened over the pool's life, for tests and metrics.
     private(set) var connectionsOpened = 0
 
@@ -89,14 +90,9 @@ actor HTTP2ConnectionPool {
         -> HTTP2Connection
     {
         if !isConnecting { startConnecting() }
-        let id = UUID()
-        let timer = Task {
-            try await Task.sleep(until: deadline)
-            self.stopWaiting(id)
-        }
-        defer { timer.cancel() }
         do {
-            return try await withCheckedThrowingContinuation { waiters[id] = $0 }
+            // Queued on this actor before it suspends, so a connect finishing next finds it.
+            return try await waiters.wait(for: (), until: deadline, cancellable: false) { _, _ in nil }
         } catch {
             throw (error as? ConnectionFailure) ?? .connect("\(error)")
         }
@@ -134,14 +130,9 @@ actor HTTP2ConnectionPool {
         resumeWaiters(with: .failure(failure))
     }
 
-    private func stopWaiting(_ id: UUID) {
-        waiters.removeValue(forKey: id)?.resume(throwing: ConnectionFailure.timedOut)
-    }
-
     private func resumeWaiters(with result: Result<HTTP2Connection, ConnectionFailure>) {
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting.values { waiter.resume(with: result.mapError { $0 }) }
+        let waiting = waiters.withLock { $1.removeAll() }
+        for waiter in waiting { waiter.resume(with: result.mapError { $0 }) }
     }
 
     /// Takes no more requests; the streams in flight finish (or `grace` passes) before the

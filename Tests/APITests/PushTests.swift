@@ -200,7 +200,9 @@ struct PushTests {
             let clock = ContinuousClock()
             let hungStart = clock.now
             async let hung = push(server, ["user_ids": ["alice"], "deadline": "3s"])
-            try await Task.sleep(for: .milliseconds(200))
+            try await TestSupport.waitUntil("the hung push reached the mock") {
+                setup.mock.server.recordedRequests.contains { $0.endpoint == .apns }
+            }
             let healthyStart = clock.now
             let healthy = try await push(server, ["user_ids": ["bob"]])
             let healthyLatency = healthyStart.duration(to: clock.now)
@@ -227,7 +229,9 @@ struct PushTests {
             let clock = ContinuousClock()
             let hungStart = clock.now
             async let hung = push(server, ["user_ids": ["alice"], "deadline": "2s"])
-            try await Task.sleep(for: .milliseconds(200))
+            try await TestSupport.waitUntil("the budget's two pushes reached the mock") {
+                setup.mock.server.recordedRequests.count { $0.endpoint == .apns } == 2
+            }
             let healthyStart = clock.now
             let healthy = try await push(server, ["user_ids": ["bob"]])
             let healthyAnswered = clock.now

@@ -71,12 +71,7 @@ func measure(_ body: () async throws -> Void) async -> (elapsed: Duration, error
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+/// Whether `condition` holds within `timeout` (`TestSupport.waitUntil`, as a value to expect).
 func eventually(within timeout: Duration, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
+    (try? await TestSupport.waitUntil("condition", within: timeout, every: .milliseconds(20), condition)) != nil
 }

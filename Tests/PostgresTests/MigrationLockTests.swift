@@ -27,7 +27,9 @@ import Testing
 
             let lock = try await HeldLock.hold("SELECT count(*) FROM items", url: pool.configuration.url)
             let migration = Task { try await migrator.migrate(migrating) }
-            try await Self.waitFor { logs.all.count { $0.message.contains("gave up waiting for a lock") } >= 2 }
+            try await TestSupport.waitUntil("two lock waits given up") {
+                logs.all.count { $0.message.contains("gave up waiting for a lock") } >= 2
+            }
             // A write while the migration keeps trying: queued behind its ALTER at most for the
             // lock timeout, then through, well within its own 1 s statement timeout.
             for id in 3...5 {
@@ -73,14 +75,6 @@ import Testing
                 "SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1",
                 [name]
             ).rows.first.map { try $0.bool("valid") }
-        }
-    }
-
-    static func waitFor(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TestSupportError("condition not met within 10 s") }
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -6,6 +6,7 @@ import PushRules
 import PushTestSupport
 import RegistryCore
 import RegistryCrypto
+import TestSupport
 import Testing
 
 @testable import PushDelivery
@@ -263,7 +264,10 @@ import Testing
                     }
                 }
                 group.addTask {
-                    try? await Task.sleep(for: .milliseconds(300))  // The hung pushes are in flight.
+                    // The hung pushes fill every stream first: 2 connections of 10.
+                    try? await TestSupport.waitUntil("the hung pushes are in flight") {
+                        setup.fixture.server.recordedRequests.count >= 20
+                    }
                     var slowest = Duration.zero
                     for _ in 0..<20 {
                         let started = ContinuousClock.now

@@ -1,11 +1,12 @@
 import NIOConcurrencyHelpers
 import Testing
+import Waiting
 
 @testable import PushDelivery
 
 /// A provider's budget of in-flight pushes: FIFO per lane, a deadline on every wait, and bulk
 /// limited to its share and paused while an interactive push waits.
-@Suite struct PushBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct PushBudgetTests {
     static func later(_ seconds: Int = 30) -> ContinuousClock.Instant { .now + .seconds(seconds) }
 
     /// Waits (without timing anything) until `budget` has `count` pushes waiting.
@@ -26,14 +27,20 @@ import Testing
     }
 
     @Test func aPushWithNoSlotBeforeItsDeadlineIsNeverRun() async {
-        let budget = PushBudget(limit: 1, bulkShare: 0.5)
+        let clock = ManualClock()
+        let budget = PushBudget(limit: 1, bulkShare: 0.5, clock: clock)
         #expect(await budget.acquire(.interactive, before: Self.later()))
         let ran = NIOLockedValueBox(false)
-        let result: Int? = await budget.withSlot(.interactive, before: .now + .milliseconds(100)) {
-            ran.withLockedValue { $0 = true }
-            return 1
+        let late = Task {
+            await budget.withSlot(.interactive, before: clock.now + .milliseconds(100)) {
+                ran.withLockedValue { $0 = true }
+                return 1
+            }
         }
-        #expect(result == nil && !ran.withLockedValue { $0 })
+        await Self.untilWaiting(budget, 1)
+        while clock.sleepers == 0 { await Task.yield() }
+        clock.advance(by: .milliseconds(100))
+        #expect(await late.value == nil && !ran.withLockedValue { $0 })
         #expect(budget.waiting == 0 && budget.inFlight == 1)
         budget.release(.interactive)
         #expect(await budget.withSlot(.interactive, before: Self.later()) { 2 } == 2)
@@ -106,5 +113,24 @@ import Testing
         budget.release(.interactive)
         #expect(await staying)
         #expect(budget.waiting == 0 && budget.inFlight == 1)
+    }
+}
+
+extension PushBudgetTests {
+    /// A slot freed once a waiter's deadline has passed is not given to it, whether the watcher
+    /// or `release` sees it first: it goes on to the next one in line.
+    @Test func aSlotFreedPastAWaitersDeadlineGoesToTheNextInLine() async {
+        let clock = ManualClock()
+        let budget = PushBudget(limit: 1, bulkShare: 0.5, clock: clock)
+        #expect(await budget.acquire(.interactive, before: Self.later()))
+        let overdue = Task { await budget.acquire(.interactive, before: clock.now + .seconds(1)) }
+        await Self.untilWaiting(budget, 1)
+        let onTime = Task { await budget.acquire(.interactive, before: clock.now + .seconds(10)) }
+        await Self.untilWaiting(budget, 2)
+        clock.advance(by: .seconds(1))
+        budget.release(.interactive)
+        #expect(await overdue.value == false)
+        #expect(await onTime.value == true)
+        #expect(budget.inFlight == 1 && budget.waiting == 0)
     }
 }

@@ -1,63 +1,73 @@
 import NIOConcurrencyHelpers
 import Postgres
+import TestSupport
 import Testing
+import Waiting
 
 @testable import Store
 
-@Suite("Batch queue")
+/// The batch queue, driven by a manual clock: the fake `perform` is held by a gate the test opens,
+/// and the order of events is set by waiting for conditions, never by sleeping.
+@Suite("Batch queue", .timeLimit(.minutes(1)))
 struct BatchQueueTests {
-    @Test func requestsQueuedPastMaxWaitFailWhileTheBatchAheadIsStillStuck() async throws {
-        let performed = PerformedBatches()
-        let release = Release()
-        let queue = BatchQueue<Int, Int>(
-            maxBatch: 10, maxRunners: 1, maxWait: .milliseconds(100), maxLength: 100, recordBatchSize: { _ in },
+    let clock = ManualClock()
+
+    /// A queue whose `perform` doubles each item, holding any batch with item 0 until `gate` opens.
+    func queue(
+        maxWait: Duration = .seconds(5), maxLength: Int = 100, performed: PerformedBatches, gate: PerformGate,
+        answer: @escaping @Sendable ([Int]) -> [Result<Int, any Error>] = { $0.map { .success($0 * 2) } }
+    ) -> BatchQueue<Int, Int> {
+        BatchQueue<Int, Int>(
+            maxBatch: 10, maxRunners: 1, maxWait: maxWait, maxLength: maxLength, clock: clock,
+            recordBatchSize: { _ in },
             perform: { items in
                 performed.record(items)
-                if items.contains(0) { await release.wait(atMost: .seconds(5)) }
-                return items.map { .success($0 * 2) }
+                if items.contains(0) { await gate.wait() }
+                return answer(items)
             })
+    }
+
+    @Test func requestsQueuedPastMaxWaitFailWhileTheBatchAheadIsStillStuck() async throws {
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = queue(maxWait: .milliseconds(100), performed: performed, gate: gate)
         let stuck = Task { try await queue.submit(0) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await TestSupport.waitUntil("the runner holds item 0") { performed.all == [[0]] }
         let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
+        try await TestSupport.waitUntil("two queued, deadlines watched") { queue.waiting == 2 && clock.sleepers == 1 }
+        clock.advance(by: .milliseconds(100))
         for task in queued {
             await #expect(throws: PostgresError.poolTimeout) { try await task.value }
         }
-        #expect(!release.happened, "the queued requests failed at their deadline, not when the runner came back")
-        release.now()
+        #expect(!gate.isOpen, "the queued requests failed at their deadline, not when the runner came back")
+        gate.open()
         #expect(try await stuck.value == 0)
         #expect(try await queue.submit(3) == 6, "a request after the stuck batch runs as usual")
         #expect(performed.all == [[0], [3]], "the expired requests never reached perform")
     }
 
     @Test func aFullQueueRefusesAtOnce() async throws {
-        let release = Release()
-        let queue = BatchQueue<Int, Int>(
-            maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), maxLength: 2, recordBatchSize: { _ in },
-            perform: { items in
-                if items.contains(0) { await release.wait(atMost: .seconds(5)) }
-                return items.map { .success($0) }
-            })
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = queue(maxLength: 2, performed: performed, gate: gate)
         let stuck = Task { try await queue.submit(0) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await TestSupport.waitUntil("the runner holds item 0") { performed.all == [[0]] }
         let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await TestSupport.waitUntil("two queued") { queue.waiting == 2 }
         await #expect(throws: PostgresError.queueFull) { try await queue.submit(3) }
-        #expect(!release.happened)
-        release.now()
+        #expect(!gate.isOpen)
+        gate.open()
         #expect(try await stuck.value == 0)
-        for (item, task) in zip([1, 2], queued) { #expect(try await task.value == item) }
+        for (item, task) in zip([1, 2], queued) { #expect(try await task.value == item * 2) }
+        #expect(performed.all == [[0], [1, 2]], "the waiting requests went as one batch")
     }
 
     @Test func aShortAnswerFromPerformFailsEveryItemInsteadOfLeavingOneWaiting() async throws {
-        let queue = BatchQueue<Int, Int>(
-            maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), maxLength: 100, recordBatchSize: { _ in },
-            perform: { items in
-                try await Task.sleep(for: .milliseconds(100))
-                return items.dropLast().map { .success($0) }
-            })
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = queue(performed: performed, gate: gate) { items in items.dropLast().map { .success($0) } }
         let first = Task { try await queue.submit(0) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await TestSupport.waitUntil("the runner holds item 0") { performed.all == [[0]] }
         let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
+        try await TestSupport.waitUntil("two queued") { queue.waiting == 2 }
+        gate.open()
         for task in [first] + queued {
             await #expect(throws: BatchQueueError.self) { try await task.value }
         }
@@ -71,18 +81,28 @@ final class PerformedBatches: Sendable {
     var all: [[Int]] { batches.withLockedValue { $0 } }
 }
 
-/// Holds a fake batch until the test lets it go (or a safety limit passes, so that a broken
-/// queue fails the test instead of hanging it).
-final class Release: Sendable {
-    private let released = NIOLockedValueBox(false)
+/// Holds fake batches until the test opens it.
+final class PerformGate: Sendable {
+    private let state = NIOLockedValueBox((isOpen: false, waiting: [CheckedContinuation<Void, Never>]()))
 
-    var happened: Bool { released.withLockedValue { $0 } }
+    var isOpen: Bool { state.withLockedValue { $0.isOpen } }
 
-    func now() { released.withLockedValue { $0 = true } }
+    func open() {
+        let waiting = state.withLockedValue { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 
-    func wait(atMost limit: Duration) async {
-        let end = ContinuousClock.now + limit
-        while !happened, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(5)) }
-        now()
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLockedValue { state in
+                if !state.isOpen { state.waiting.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
     }
 }

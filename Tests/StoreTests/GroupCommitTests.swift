@@ -105,6 +105,8 @@ struct GroupCommitTests {
         let database = try await TestDatabase.create()
         var configuration = PostgresConfiguration(url: database.url)
         configuration.poolSize = 3
+        // Requests wait behind a gated runner for as long as a loaded machine takes to line them up.
+        configuration.poolWaitTimeout = .seconds(10)
         let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("group-commit"))
         let result = await Result.of {
             _ = try await pool.withConnection {
@@ -147,11 +149,12 @@ struct GroupCommitTests {
                 userDeviceCap: 3)
             let gate = try await Gate.close(pool, key: "blocker")
             let first = Task { try await committer.submit(blocker) }
-            try await Task.sleep(for: .milliseconds(200))
+            try await TestSupport.waitUntil("the runner took the blocker") { sizes.all == [1] }
             var tasks: [Task<WriteOutcome, any Error>] = []
             for operation in operations {
                 tasks.append(Task { try await committer.submit(operation) })
-                try await Task.sleep(for: .milliseconds(5))  // a definite arrival order
+                // A definite arrival order: each is queued before the next is submitted.
+                try await TestSupport.waitUntil("operation \(tasks.count) queued") { committer.waiting == tasks.count }
             }
             try await gate.open()
             _ = try await first.value

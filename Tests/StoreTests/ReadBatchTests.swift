@@ -18,8 +18,12 @@ struct ReadBatchTests {
             }
             let sizes = BatchSizes()
             let reads = ReadBatcher.make(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
-            let busy = Task { try await reads.submit(("SELECT pg_sleep(0.3)", [])) }
-            try await Task.sleep(for: .milliseconds(100))
+            // The one runner is held on a lock until every other read is queued behind it.
+            let gate = try await Gate.close(pool, key: "busy")
+            let busy = Task {
+                try await reads.submit(("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", ["busy"]))
+            }
+            try await TestSupport.waitUntil("the runner took the busy read") { sizes.all == [1] }
             let counts = try await withThrowingTaskGroup(of: (String, Int).self) { group in
                 for user in (0..<20).map({ "u\($0)" }) + ["nobody"] {
                     group.addTask {
@@ -28,6 +32,8 @@ struct ReadBatchTests {
                         return (user, try result.rows[0].int("n"))
                     }
                 }
+                try await TestSupport.waitUntil("every read queued") { reads.waiting == 21 }
+                try await gate.open()
                 return try await group.reduce(into: [String: Int]()) { $0[$1.0] = $1.1 }
             }
             _ = try await busy.value
