@@ -64,7 +64,7 @@ BEGIN
         CONTINUE WHEN EXISTS (
             SELECT 1 FROM (SELECT status, finished_at FROM push_jobs
                             WHERE created_at >= part.lower_bound AND created_at < part.upper_bound FOR UPDATE) j
-             WHERE NOT (j.finished_at < before OR j.status = 'receiving'));
+             WHERE NOT (coalesce(j.finished_at < before, false) OR j.status = 'receiving'));
         EXECUTE format('DROP TABLE %I', part.name);
         DELETE FROM push_jobs WHERE created_at >= part.lower_bound AND created_at < part.upper_bound;
         GET DIAGNOSTICS jobs = ROW_COUNT;

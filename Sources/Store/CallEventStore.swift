@@ -106,7 +106,8 @@ public struct CallEventStore: Sendable {
     public func release(id: String) async throws {
         try await StoreFailure.translating {
             _ = try await pool.withConnection { connection in
-                try connection.queryPrepared("DELETE FROM call_events WHERE \(Self.current) AND state = 'running'", [id])
+                try connection.queryPrepared(
+                    "DELETE FROM call_events WHERE \(Self.current) AND state = 'running'", [id])
             }
         }
     }
