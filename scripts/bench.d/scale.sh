@@ -115,7 +115,7 @@ stop_service
 started=$(date +%s.%N)
 sql "INSERT INTO call_events (id, digest, type, state, deadline, result, created_at, finished_at)
      SELECT 'history-' || n, repeat('0', 64), 'call.mobile_push_wakeup', 'done', at + interval '30 s',
-            '[{\"user_id\":\"s-' || n || '\",\"provider\":\"ios\",\"type\":\"voip\",\"token_suffix\":\"9f3a1c\",\"status\":\"sent\",\"apns_id\":\"' || gen_random_uuid() || '\"}]',
+            ('[{\"user_id\":\"s-' || n || '\",\"provider\":\"ios\",\"type\":\"voip\",\"token_suffix\":\"9f3a1c\",\"status\":\"sent\",\"apns_id\":\"' || gen_random_uuid() || '\"}]')::jsonb,
             at, at
        FROM generate_series(1, $call_events) n, LATERAL (SELECT now() - n * interval '8 days' / $call_events AS at) t"
 sql "INSERT INTO push_jobs (id, kind, payload, status, created_at, deadline_at, started_at, finished_at, total, sent)
@@ -187,7 +187,8 @@ echo "(7) sizes (table = heap + TOAST, of every partition):"
 sql "SELECT format('    %-22s table %8s  indexes %8s', t, pg_size_pretty(sum(pg_table_size(p.relid))),
                    pg_size_pretty(sum(pg_indexes_size(p.relid))))
        FROM unnest(ARRAY['devices', 'call_events', 'push_jobs', 'push_job_deliveries']) t,
-            LATERAL pg_partition_tree(t::regclass) p GROUP BY t ORDER BY t"
+            LATERAL (SELECT t::regclass AS relid UNION SELECT relid FROM pg_partition_tree(t::regclass)) p
+      GROUP BY t ORDER BY t"
 sql "SELECT format('    %-40s %8s', indexrelid::regclass, pg_size_pretty(pg_relation_size(indexrelid)))
        FROM pg_index WHERE indrelid = 'devices'::regclass ORDER BY 1"
 echo "    database $(sql "SELECT pg_size_pretty(pg_database_size('device_registry'))")"

@@ -55,8 +55,8 @@ extension PushJobStore {
                             UPDATE push_job_deliveries d
                                SET claim = $3, claimed_until = now() + $4 * interval '1 millisecond',
                                    attempts = attempts + 1
-                              FROM picked WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
-                               AND d.device_id = picked.device_id
+                             WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
+                               AND d.device_id = ANY (ARRAY(SELECT device_id FROM picked))
                             RETURNING d.device_id AS delivery_device, d.user_id AS delivery_user)
                         SELECT c.delivery_device, \(Self.deviceColumns) FROM claimed c
                           LEFT JOIN devices dev ON dev.id = c.delivery_device AND dev.user_id = c.delivery_user
