@@ -65,7 +65,24 @@ stop_service() {
   wait "$service_pid" || true
   service_pid=
 }
-# wrk_line SCRIPT ARGS…: one wrk run of SCRIPT; prints "req/s p50_ms p99_ms errors".
+# CPU time in clock ticks of one process, and of the whole cluster (the postmaster, its live
+# children, and the children it has already reaped): per request, the figure a shared box keeps.
+ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+postgres_ticks() {
+  local postmaster total
+  postmaster=$(head -n 1 "$data/postmaster.pid")
+  total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
+  for child in $(pgrep -P "$postmaster"); do total=$((total + $(ticks_of "$child" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
+cpu_mark() { service_mark=$(ticks_of "$service_pid") postgres_mark=$(postgres_ticks); }
+# cpu_per COUNT: "service S µs, postgres P µs" of CPU per item since cpu_mark.
+cpu_per() {
+  awk -v s=$(($(ticks_of "$service_pid") - service_mark)) -v p=$(($(postgres_ticks) - postgres_mark)) -v hz="$hz" \
+    -v n="$1" 'BEGIN { printf "CPU µs each: service %.0f, postgres %.0f", s / hz / n * 1e6, p / hz / n * 1e6 }'
+}
+# wrk_line SCRIPT ARGS…: one wrk run of SCRIPT; prints "req/s p50_ms p99_ms errors requests".
 wrk_line() {
   local script=$1 output line
   output=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$script" "$base" -- "${@:2}")
@@ -74,7 +91,7 @@ wrk_line() {
   for pair in ${line#BENCH }; do f[${pair%%=*}]=${pair#*=}; done
   awk -v r="${f[requests]}" -v d="${f[duration_us]}" -v p50="${f[p50_us]}" -v p99="${f[p99_us]}" \
     -v e=$((f[status_errors] + f[socket_errors] + f[timeouts])) \
-    'BEGIN { printf "%.0f %.1f %.1f %d\n", r / (d / 1e6), p50 / 1000, p99 / 1000, e }'
+    'BEGIN { printf "%.0f %.1f %.1f %d %d\n", r / (d / 1e6), p50 / 1000, p99 / 1000, e, r }'
 }
 
 echo "== machine: $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; $(uptime)"
@@ -144,27 +161,31 @@ sql "ANALYZE"
 start_service
 
 # (3) New registrations; (4) listings of random loaded users.
-read -r reg_rps reg_p50 reg_p99 reg_errors < <(wrk_line "$here/scenario.lua" new "$admin" \
+cpu_mark
+read -r reg_rps reg_p50 reg_p99 reg_errors reg_n < <(wrk_line "$here/scenario.lua" new "$admin" \
   "$(printf '%08x' "$(($(date +%s) & 0xffffffff))")")
-echo "(3) new registrations: $reg_rps req/s, p50 $reg_p50 ms, p99 $reg_p99 ms, $reg_errors errors; $(load)"
-read -r list_rps list_p50 list_p99 list_errors < <(wrk_line "$here/scale_list.lua" "$admin" "$users")
-echo "(4) list a random user: $list_rps req/s, p50 $list_p50 ms, p99 $list_p99 ms, $list_errors errors; $(load)"
+echo "(3) new registrations: $reg_rps req/s, p50 $reg_p50 ms, p99 $reg_p99 ms, $reg_errors errors; $(cpu_per "$reg_n"); $(load)"
+cpu_mark
+read -r list_rps list_p50 list_p99 list_errors list_n < <(wrk_line "$here/scale_list.lua" "$admin" "$users")
+echo "(4) list a random user: $list_rps req/s, p50 $list_p50 ms, p99 $list_p99 ms, $list_errors errors; $(cpu_per "$list_n"); $(load)"
 
 # (5) Rings at a steady rate: the claim, one VoIP push, the result.
 IFS=$'\t' read -r signature body < <(python3 "$here/ring_tools.py" signed "$secret" ring-user 1 first)
 curl -sf -X POST "$base/v1/webhooks/dialstack" -H 'Content-Type: application/json' \
   -H "X-DialStack-Signature: $signature" -d "$body" | grep -q '"status":"sent"' ||
   { echo "the first ring was not sent" >&2; exit 1; }
+cpu_mark
 read -r rung ring_failed ring_p50 ring_p99 < <(python3 "$here/ring_tools.py" paced "$base" "$secret" ring-user \
   "$rate" "$seconds")
 echo "(5) $rate rings/s for ${seconds}s: $rung rung, $ring_failed failed; webhook in → push out p50 $ring_p50 ms," \
-  "p99 $ring_p99 ms; $(load)"
+  "p99 $ring_p99 ms; $(cpu_per "$rung") per ring (the 200/s pace, idle between); $(load)"
 
 # (6) A push job to the first job_devices devices (users s-0 … covering them).
 job_users=$(((job_devices / 5) * 2 + (job_devices % 5 > 2 ? 2 : job_devices % 5 > 0 ? 1 : 0)))
 echo '{"apns":{"push_type":"alert","priority":10,"payload":{"aps":{"alert":{"title":"Live now"}}}},"deadline":"2h"}' \
   >"$tmp/job.ndjson"
 seq 0 $((job_users - 1)) | sed 's/.*/"s-&"/' >>"$tmp/job.ndjson"
+cpu_mark
 location=$(curl -sf -D - -o /dev/null -X POST "$base/v1/push-jobs" -H "Authorization: Bearer $admin" \
   -H 'Content-Type: application/x-ndjson' --data-binary @"$tmp/job.ndjson" | tr -d '\r' |
   awk 'tolower($1) == "location:" { print $2 }')
@@ -180,7 +201,7 @@ c = job["counts"]
 print(f"(6) job {job['status']}: {c['sent']} of {job['total']} sent in {seconds:.1f}s accept → last push"
       f" → {c['sent'] / seconds:.0f} pushes/s; counts {c}")
 PY
-echo "    $(load)"
+echo "    $(cpu_per "$(api GET "$location" | field 'counts["sent"]')") per push; $(load)"
 
 # (7) Sizes and memory.
 echo "(7) sizes (table = heap + TOAST, of every partition):"
