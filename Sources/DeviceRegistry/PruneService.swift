@@ -22,6 +22,9 @@ struct PruneService: Service {
     let logger: Logger
 
     func run() async throws {
+        // Day partitions for the week ahead before the first insert needs them; each prune
+        // below keeps them a week ahead.
+        await addPartitions()
         while !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(schedule.every)) }
@@ -38,6 +41,15 @@ struct PruneService: Service {
             } catch {
                 logger.warning("prune failed; will try again next time", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    private func addPartitions() async {
+        do {
+            try await callEvents.addPartitions()
+            try await pushJobs.store.addPartitions()
+        } catch {
+            logger.warning("creating day partitions failed; will try again next time", metadata: ["error": "\(error)"])
         }
     }
 

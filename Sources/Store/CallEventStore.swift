@@ -3,34 +3,42 @@ import Postgres
 import RegistryCore
 
 /// Call events by id: the claim that makes them idempotent across instances, their results, and
-/// their pruning.
+/// their pruning. A ring's claim and its results are one statement each, through a group commit
+/// (`CallEventWrite`): rings arriving together share one transaction and one WAL flush.
 public struct CallEventStore: Sendable {
     let pool: PostgresPool
+    let writes: BatchQueue<WriteOperation, WriteOutcome>
 
     /// An id posted again within this window is a duplicate (or a conflict); after it, the id is
     /// a new event: a call platform's retries come within minutes, and an id seen again a day
     /// later is a new call that happens to reuse it, which must ring.
     public static let dedupeWindow: TimeInterval = 86_400
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    public init(pool: PostgresPool) {
+        self.pool = pool
+        writes = GroupCommitter.make(pool: pool)
+    }
 
-    private static let columns = """
+    static let columns = """
         id, digest, type, state, deadline, result::text AS result, job_id::text AS job_id, created_at, finished_at,
         lease_until
         """
 
-    /// Inserts the id as `running` with a lease (`StoredCallEvent.lease`), or takes over a row older
-    /// than the dedupe window, or the same event whose poster stopped renewing its lease before
-    /// the event's deadline (it died before its results were written); otherwise returns the row
-    /// that holds the id. Two instances claiming the same id at once are serialised by its row,
-    /// and exactly one gets `.claimed`.
+    /// The row of an id that holds it now: an id has at most one row inside the dedupe window
+    /// (`claim_call_event()` serialises claims), and the condition lets a statement read only the
+    /// recent partitions.
+    static let current = "id = $1 AND created_at > clock_timestamp() - make_interval(secs => \(Int(dedupeWindow)))"
+
+    /// Inserts the id as `running` with a lease (`StoredCallEvent.lease`), or takes over the same
+    /// event whose poster stopped renewing its lease before the event's deadline (it died before
+    /// its results were written), or a new row once the last one is older than the dedupe window;
+    /// otherwise returns the row that holds the id. Two instances claiming the same id at once are
+    /// serialised by an advisory lock on it, and exactly one gets `.claimed`.
     public func claim(id: String, digest: String, type: String, deadline: Date) async throws -> CallEventClaim {
         try await StoreFailure.translating {
-            try await pool.withConnection { connection in
-                try Self.claim(
-                    on: connection, CallEventHandOver(id: id, digest: digest, type: type), deadline: deadline,
-                    job: nil)
-            }
+            try await writes.submit(
+                .callEvent(.claim(CallEventHandOver(id: id, digest: digest, type: type), deadline: deadline))
+            ).callEvent.claim
         }
     }
 
@@ -40,44 +48,24 @@ public struct CallEventStore: Sendable {
     static func claim(on connection: PostgresConnection, _ event: CallEventHandOver, deadline: Date, job: String?)
         throws -> CallEventClaim
     {
-        let claimed = try connection.queryPrepared(
-            """
-            INSERT INTO call_events AS e (id, digest, type, state, deadline, result, job_id, finished_at, lease_until)
-            SELECT $1, $2, $3, CASE WHEN $6::uuid IS NULL THEN 'running' ELSE 'done' END, $4,
-                   CASE WHEN $6::uuid IS NOT NULL THEN '[]'::jsonb END, $6::uuid,
-                   CASE WHEN $6::uuid IS NOT NULL THEN clock_timestamp() END,
-                   CASE WHEN $6::uuid IS NULL THEN clock_timestamp() + make_interval(secs => $7) END
-            ON CONFLICT (id) DO UPDATE
-               SET digest = EXCLUDED.digest, type = EXCLUDED.type, state = EXCLUDED.state,
-                   deadline = EXCLUDED.deadline, result = EXCLUDED.result, job_id = EXCLUDED.job_id,
-                   created_at = clock_timestamp(), finished_at = EXCLUDED.finished_at,
-                   lease_until = EXCLUDED.lease_until
-             WHERE e.created_at < clock_timestamp() - make_interval(secs => $5)
-            RETURNING \(columns)
-            """, [event.id, event.digest, event.type, deadline, Int(dedupeWindow), job, Int(StoredCallEvent.lease)]
-        ).rows.first
-        if let claimed { return .claimed(try decode(claimed)) }
-        if job == nil, let takenOver = try takeOver(on: connection, event) { return .claimed(takenOver) }
-        // The row that won cannot have gone since: only the prune deletes, and only old rows.
-        let existing = try connection.queryPrepared("SELECT \(columns) FROM call_events WHERE id = $1", [event.id])
-            .rows[0]
-        return .existing(try decode(existing))
+        let statement = claimStatement(event, deadline: deadline, job: job)
+        return try claim(of: connection.queryPrepared(statement.sql, statement.parameters))
     }
 
-    /// The same event, still `running` past its lease and before its deadline: its poster died
-    /// before writing results (maybe before sending anything), so this poster sends it. The row
-    /// keeps its `created_at` and `deadline`: the ring's window is the first claim's.
-    private static func takeOver(on connection: PostgresConnection, _ event: CallEventHandOver) throws
-        -> StoredCallEvent?
-    {
-        try connection.queryPrepared(
+    static func claimStatement(_ event: CallEventHandOver, deadline: Date, job: String?) -> PostgresStatement {
+        (
             """
-            UPDATE call_events SET lease_until = clock_timestamp() + make_interval(secs => $3)
-             WHERE id = $1 AND digest = $2 AND state = 'running' AND job_id IS NULL
-               AND lease_until < clock_timestamp() AND deadline > clock_timestamp()
-            RETURNING \(columns)
-            """, [event.id, event.digest, Int(StoredCallEvent.lease)]
-        ).rows.first.map(decode)
+            SELECT claimed, \(columns)
+              FROM claim_call_event($1, $2, $3, $4::timestamptz, $5::integer, $6::uuid, $7::integer)
+            """,
+            [event.id, event.digest, event.type, deadline, Int(dedupeWindow), job, Int(StoredCallEvent.lease)]
+        )
+    }
+
+    static func claim(of result: PostgresResult) throws -> CallEventClaim {
+        let row = result.rows[0]
+        let event = try decode(row)
+        return try row.bool("claimed") ? .claimed(event) : .existing(event)
     }
 
     /// Extends the lease of a claimed event its poster is still sending; a no-op once it is done.
@@ -87,7 +75,7 @@ public struct CallEventStore: Sendable {
                 try connection.queryPrepared(
                     """
                     UPDATE call_events SET lease_until = clock_timestamp() + make_interval(secs => $2)
-                     WHERE id = $1 AND state = 'running'
+                     WHERE \(Self.current) AND state = 'running'
                     """, [id, Int(StoredCallEvent.lease)])
             }
         }
@@ -97,16 +85,20 @@ public struct CallEventStore: Sendable {
     /// job's id and no results.
     public func finish(id: String, resultJSON: String, jobID: String? = nil) async throws {
         try await StoreFailure.translating {
-            _ = try await pool.withConnection { connection in
-                try connection.queryPrepared(
-                    """
-                    UPDATE call_events
-                       SET state = 'done', result = $2::jsonb, job_id = $3::uuid, finished_at = clock_timestamp(),
-                        lease_until = NULL
-                     WHERE id = $1 AND state = 'running'
-                    """, [id, resultJSON, jobID])
-            }
+            _ = try await writes.submit(.callEvent(.finish(id: id, resultJSON: resultJSON, jobID: jobID)))
         }
+    }
+
+    static func finishStatement(id: String, resultJSON: String, jobID: String?) -> PostgresStatement {
+        (
+            """
+            UPDATE call_events
+               SET state = 'done', result = $2::jsonb, job_id = $3::uuid, finished_at = clock_timestamp(),
+                   lease_until = NULL
+             WHERE \(current) AND state = 'running'
+            """,
+            [id, resultJSON, jobID]
+        )
     }
 
     /// Gives a claimed id back when nothing was sent for it (the devices could not be read), so
@@ -114,7 +106,8 @@ public struct CallEventStore: Sendable {
     public func release(id: String) async throws {
         try await StoreFailure.translating {
             _ = try await pool.withConnection { connection in
-                try connection.queryPrepared("DELETE FROM call_events WHERE id = $1 AND state = 'running'", [id])
+                try connection.queryPrepared(
+                    "DELETE FROM call_events WHERE \(Self.current) AND state = 'running'", [id])
             }
         }
     }
@@ -122,35 +115,14 @@ public struct CallEventStore: Sendable {
     public func find(id: String) async throws -> StoredCallEvent? {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                try connection.queryPrepared("SELECT \(Self.columns) FROM call_events WHERE id = $1", [id]).rows.first
-                    .map(Self.decode)
+                try connection.queryPrepared(
+                    "SELECT \(Self.columns) FROM call_events WHERE id = $1 ORDER BY created_at DESC LIMIT 1", [id]
+                ).rows.first.map(Self.decode)
             }
         }
     }
 
-    /// Deletes events created before `cutoff`, `batchSize` rows per transaction so no long lock
-    /// or transaction builds up; returns how many.
-    public func prune(createdBefore cutoff: Date, batchSize: Int = 1000) async throws -> Int {
-        try await StoreFailure.translating {
-            precondition(batchSize > 0, "a prune batch holds at least one row")
-            var total = 0
-            while true {
-                let deleted = try await pool.withConnection { connection in
-                    try connection.queryPrepared(
-                        """
-                        DELETE FROM call_events WHERE id = ANY (ARRAY(
-                            SELECT id FROM call_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
-                            FOR UPDATE SKIP LOCKED))
-                        """, [cutoff, batchSize]
-                    ).affectedRows
-                }
-                total += deleted
-                if deleted < batchSize { return total }
-            }
-        }
-    }
-
-    private static func decode(_ row: PostgresRow) throws -> StoredCallEvent {
+    static func decode(_ row: PostgresRow) throws -> StoredCallEvent {
         guard let state = StoredCallEvent.State(rawValue: try row.string("state")) else {
             throw RegistryError.internal(reason: "call_events.state holds an unknown state")
         }

@@ -6,6 +6,8 @@ enum WriteOperation: Sendable {
     case register(DeviceRegistration, userDeviceCap: Int)
     /// Logout of one device: only while the token belongs to `user`.
     case unregister(user: UserID, token: String, provider: ProviderName?)
+    /// A ring's claim of its event id, or its results.
+    case callEvent(CallEventWrite)
 
     var statement: PostgresStatement {
         switch self {
@@ -19,6 +21,7 @@ enum WriteOperation: Sendable {
                 """,
                 TokenLookup(token).parameters + [user.value, provider?.value]
             )
+        case .callEvent(let write): write.statement
         }
     }
 
@@ -27,6 +30,7 @@ enum WriteOperation: Sendable {
         switch self {
         case .register(let registration, _): .registered(try RegisterStatement.outcome(of: result, for: registration))
         case .unregister: .unregistered(result.affectedRows > 0)
+        case .callEvent(let write): .callEvent(try write.outcome(of: result))
         }
     }
 
@@ -35,6 +39,7 @@ enum WriteOperation: Sendable {
         switch self {
         case .register(let registration, _): [registration.userID.value, "token:" + registration.token.value]
         case .unregister(let user, let token, _): [user.value, "token:" + token.lowercased()]
+        case .callEvent(let write): [write.lockName]
         }
     }
 
@@ -152,6 +157,7 @@ enum WriteOperation: Sendable {
 enum WriteOutcome: Sendable {
     case registered(RegistrationOutcome)
     case unregistered(Bool)
+    case callEvent(CallEventWriteOutcome)
 
     var registration: RegistrationOutcome {
         guard case .registered(let outcome) = self else {
@@ -163,6 +169,11 @@ enum WriteOutcome: Sendable {
     var unregistered: Bool {
         guard case .unregistered(let deleted) = self else { preconditionFailure("an unregistration answers with one") }
         return deleted
+    }
+
+    var callEvent: CallEventWriteOutcome {
+        guard case .callEvent(let outcome) = self else { preconditionFailure("a call event write answers with one") }
+        return outcome
     }
 }
 

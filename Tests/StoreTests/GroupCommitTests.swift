@@ -89,6 +89,7 @@ struct GroupCommitTests {
         case .success(.registered(let r)):
             "\(r.result.rawValue) prev=\(r.previousUserID?.value ?? "-") replaced=\(r.replacedTokens) evicted=\(r.evictedTokens)"
         case .success(.unregistered(let deleted)): "unregistered=\(deleted)"
+        case .success(.callEvent): "call event"
         case .failure(let error): "error \(error)"
         }
     }

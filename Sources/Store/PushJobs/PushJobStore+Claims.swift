@@ -48,13 +48,15 @@ extension PushJobStore {
                         """
                         WITH picked AS (
                             SELECT device_id FROM push_job_deliveries
-                             WHERE job_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
+                             WHERE job_id = $1 AND job_created_at = \(Self.jobDay)
+                               AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
                              ORDER BY device_id LIMIT $2 FOR UPDATE SKIP LOCKED),
                         claimed AS (
                             UPDATE push_job_deliveries d
                                SET claim = $3, claimed_until = now() + $4 * interval '1 millisecond',
                                    attempts = attempts + 1
-                              FROM picked WHERE d.job_id = $1 AND d.device_id = picked.device_id
+                             WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
+                               AND d.device_id = ANY (ARRAY(SELECT device_id FROM picked))
                             RETURNING d.device_id AS delivery_device, d.user_id AS delivery_user)
                         SELECT c.delivery_device, \(Self.deviceColumns) FROM claimed c
                           LEFT JOIN devices dev ON dev.id = c.delivery_device AND dev.user_id = c.delivery_user
@@ -118,7 +120,8 @@ extension PushJobStore {
                            SET status = given.status, reason = given.reason, service_id = given.service_id,
                                finished_at = now(), claimed_until = NULL
                           FROM given
-                         WHERE d.job_id = $1 AND d.device_id = given.device_id AND d.claim = $2
+                         WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
+                           AND d.device_id = given.device_id AND d.claim = $2
                            AND d.status = 'pending'
                         RETURNING d.status),
                     counted AS (

@@ -43,10 +43,11 @@ public struct PushJobStore: Sendable {
                 try connection.queryPrepared(
                     """
                     WITH added AS (
-                        INSERT INTO push_job_deliveries (job_id, device_id, user_id)
-                        SELECT $1, id, user_id FROM devices
-                         WHERE user_id = ANY ($2::text[]) AND ($3::text[] IS NULL OR type = ANY ($3::text[]))
-                           AND ($4::text[] IS NULL OR provider = ANY ($4::text[]))
+                        INSERT INTO push_job_deliveries (job_id, device_id, user_id, job_created_at)
+                        SELECT $1, d.id, d.user_id, j.created_at FROM devices d, push_jobs j
+                         WHERE j.id = $1 AND d.user_id = ANY ($2::text[])
+                           AND ($3::text[] IS NULL OR d.type = ANY ($3::text[]))
+                           AND ($4::text[] IS NULL OR d.provider = ANY ($4::text[]))
                         ON CONFLICT DO NOTHING RETURNING 1),
                     counted AS (SELECT count(*)::integer AS n FROM added)
                     UPDATE push_jobs SET total = total + n, pending = pending + n FROM counted
@@ -172,6 +173,10 @@ public struct PushJobStore: Sendable {
             }
         }
     }
+
+    /// The partition key of a job's outcome rows (its `created_at`, migration 0017) for the job
+    /// `$1`: with it, a statement reads only that day's partition.
+    static let jobDay = "(SELECT created_at FROM push_jobs WHERE id = $1)"
 
     static let columns = """
         id, kind, status, created_at, deadline_at, started_at, finished_at, total, pending, sent, token_invalid, \
