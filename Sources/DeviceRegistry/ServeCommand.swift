@@ -168,7 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
         let callEvents = CallEventStore(pool: pool)
         let pushJobs = PushJobStore(pool: pool)
         let api = RegistryAPI(
-            devices: devices, providers: ProviderStore(pool: pool),
+            devices: devices, providers: ProviderStore(pool: pool, readReplica: readReplica),
             credentials: ProviderCredentialStore(pool: pool, sealer: sealer), keys: APIKeyStore(pool: pool),
             callEvents: callEvents, pushJobs: pushJobs, senders: senders,
             isReady: { [migrator = setup.migrator] in await migrator.isReady(pool) }, state: state,
