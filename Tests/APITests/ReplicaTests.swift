@@ -71,6 +71,28 @@ struct ReplicaTests {
             PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)["db_replica_lag_seconds"]
         }
 
+        /// Once `user`'s reads go to the replica, pauses its replay and registers `token` for
+        /// `user` straight on the primary, as another instance would; runs `body`, then resumes.
+        func pausingReplay(
+            thenRegistering token: String, for user: String, _ body: () async throws -> Void
+        ) async throws {
+            let replica = PostgresPool(
+                configuration: PostgresConfiguration(url: self.replica.url, poolSize: 1),
+                logger: TestSupport.logger("replica"))
+            let outcome = await Result.of {
+                #expect(try await ReplicaTests.eventually { try await readsFromTheReplica(user) })
+                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_pause()") }
+                _ = try await DeviceStore(pool: pool).register(
+                    try DeviceRegistration(
+                        userID: try UserID(user), provider: try ProviderName("ios"),
+                        token: try PushToken(type: .apns, raw: token)))
+                try await body()
+                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_resume()") }
+            }
+            await replica.shutdown()
+            try outcome.get()
+        }
+
         func replicaUp() async throws -> Double? {
             PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)["db_replica_up"]
         }
@@ -229,16 +251,7 @@ struct ReplicaTests {
     /// to that user goes to the new token: who gets a push is read from the primary.
     @Test func pushesReadCommittedDevices() async throws {
         try await Self.withDeployment(maxLagMilliseconds: 600_000) { deployment in
-            let replica = PostgresPool(
-                configuration: PostgresConfiguration(url: deployment.replica.url, poolSize: 1),
-                logger: TestSupport.logger("replica"))
-            let outcome = await Result.of {
-                #expect(try await Self.eventually { try await deployment.readsFromTheReplica("ringing") })
-                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_pause()") }
-                _ = try await DeviceStore(pool: deployment.pool).register(
-                    try DeviceRegistration(
-                        userID: try UserID("ringing"), provider: try ProviderName("ios"),
-                        token: try PushToken(type: .apns, raw: Tokens.apns(8_000))))
+            try await deployment.pausingReplay(thenRegistering: Tokens.apns(8_000), for: "ringing") {
                 let listed = try await deployment.get("/v1/users/ringing/devices")
                 #expect(!listed.body.contains(Tokens.apns(8_000)), "the paused replica answered, without it")
                 let pushed = try await PushProcessTests.sender(port: deployment.port, key: deployment.key)(
@@ -247,10 +260,7 @@ struct ReplicaTests {
                 // Answers show a token's last 8 characters only.
                 let hint = #""token_hint":"\#(Tokens.apns(8_000).suffix(8))""#
                 #expect(pushed.status == 200 && pushed.body.contains(hint), "\(pushed.body)")
-                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_resume()") }
             }
-            await replica.shutdown()
-            try outcome.get()
         }
     }
 
@@ -258,25 +268,13 @@ struct ReplicaTests {
     /// this instance reads from the primary and sees that write.
     @Test func aReplicaLaggingPastTheBoundIsSkipped() async throws {
         try await Self.withDeployment { deployment in
-            let replica = PostgresPool(
-                configuration: PostgresConfiguration(url: deployment.replica.url, poolSize: 1),
-                logger: TestSupport.logger("replica"))
-            let outcome = await Result.of {
-                #expect(try await Self.eventually { try await deployment.readsFromTheReplica("elsewhere") })
-                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_pause()") }
-                _ = try await DeviceStore(pool: deployment.pool).register(
-                    try DeviceRegistration(
-                        userID: try UserID("elsewhere"), provider: try ProviderName("ios"),
-                        token: try PushToken(type: .apns, raw: Tokens.apns(4_000))))
+            try await deployment.pausingReplay(thenRegistering: Tokens.apns(4_000), for: "elsewhere") {
                 #expect(
                     try await Self.eventually {
                         try await deployment.get("/v1/users/elsewhere/devices").body.contains(Tokens.apns(4_000))
                     })
                 #expect(try await Self.eventually { try await deployment.lag() ?? 0 > 0.5 }, "the lag metric shows it")
-                _ = try await replica.withConnection { try $0.query("SELECT pg_wal_replay_resume()") }
             }
-            await replica.shutdown()
-            try outcome.get()
         }
     }
 

@@ -2,9 +2,10 @@
 # `scripts/bench replica`: how much of the read load a streaming replica carries (issue 27). Builds
 # release, starts a throwaway primary and a hot standby made from it with `pg_basebackup -R`, runs
 # the service with DATABASE_READ_URL on the standby, pre-registers pool "d" (10,000 tokens, 1,000
-# users) and drives a steady 70/20/10 list/register/unregister mix with wrk (replica.lua). Prints
-# req/s, p50/p99, errors, the reads each server answered (db_reads_total) and the replica's share,
-# and the replica lag at the end, each with the machine's load. Not a test: never asserts.
+# users) and drives a steady 70/20/10 list/register/unregister mix with wrk (scenario.lua's
+# `readmix`). Prints req/s, p50/p99, errors, the reads each server answered (db_reads_total) and
+# the replica's share, and the replica lag at the end, each with the machine's load. Not a test:
+# never asserts.
 #
 # Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP_SECONDS=2
 # BENCH_RUNS=1; DATABASE_READ_MAX_LAG_MS (default 1000) and the other service settings pass through.
@@ -64,10 +65,11 @@ python3 "$here/preload.py" "$base" "$key"
 # reads SERVER: db_reads_total{server=SERVER} from /metrics (0 before the first).
 reads() { curl -fs "$base/metrics" | awk -v s="db_reads_total{server=\"$1\"}" '$1 == s { print $2; found = 1 } END { if (!found) print 0 }'; }
 
-((warmup > 0)) && wrk -t"$threads" -c"$connections" -d"${warmup}s" -s "$here/replica.lua" "$base" -- "$key" >/dev/null
+((warmup > 0)) && wrk -t"$threads" -c"$connections" -d"${warmup}s" -s "$here/scenario.lua" "$base" \
+  -- readmix "$key" 0 >/dev/null
 for ((run = 1; run <= runs; run++)); do
   replica_before=$(reads replica) primary_before=$(reads primary)
-  output=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$here/replica.lua" "$base" -- "$key" 2>&1)
+  output=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$here/scenario.lua" "$base" -- readmix "$key" 0 2>&1)
   replica_reads=$(awk -v a="$(reads replica)" -v b="$replica_before" 'BEGIN { printf "%.0f", a - b }')
   primary_reads=$(awk -v a="$(reads primary)" -v b="$primary_before" 'BEGIN { printf "%.0f", a - b }')
   line=$(grep '^BENCH ' <<<"$output") || { echo "$output" >&2; exit 1; }
