@@ -251,7 +251,7 @@ struct ReplicaTests {
     /// to that user goes to the new token: who gets a push is read from the primary.
     @Test func pushesReadCommittedDevices() async throws {
         try await Self.withDeployment(maxLagMilliseconds: 600_000) { deployment in
-            try await deployment.pausingReplay(thenRegistering: Tokens.apns(8_000), for: "ringing") {
+            try await deployment.pausingReplay(thenRegistering: Tokens.apns(8_000), for: "ringing") { () async throws in
                 let listed = try await deployment.get("/v1/users/ringing/devices")
                 #expect(!listed.body.contains(Tokens.apns(8_000)), "the paused replica answered, without it")
                 let pushed = try await PushProcessTests.sender(port: deployment.port, key: deployment.key)(
@@ -269,6 +269,7 @@ struct ReplicaTests {
     @Test func aReplicaLaggingPastTheBoundIsSkipped() async throws {
         try await Self.withDeployment { deployment in
             try await deployment.pausingReplay(thenRegistering: Tokens.apns(4_000), for: "elsewhere") {
+                () async throws in
                 #expect(
                     try await Self.eventually {
                         try await deployment.get("/v1/users/elsewhere/devices").body.contains(Tokens.apns(4_000))
