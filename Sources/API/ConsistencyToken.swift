@@ -1,4 +1,3 @@
-import Foundation
 import HTTPServer
 import Postgres
 import RegistryCore
@@ -12,13 +11,12 @@ import Store
 enum ConsistencyToken {
     static let header = "Registry-Consistency"
 
-    /// The token a read sent back, nil when it sent none. Several (one header per instance a client
-    /// wrote through, or a comma-separated list) mean their largest. Anything but a WAL position
-    /// as a write answered with is refused, naming the header.
+    /// The token a read sent back, nil when it sent none; of several headers, the largest.
+    /// Anything but a WAL position as a write answered with is refused, naming the header.
     static func sent(in request: HTTPRequest) throws -> WALPosition? {
-        let values = request.headers[header].flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let values = request.headers[header]
         guard !values.isEmpty else { return nil }
-        let positions = values.compactMap { WALPosition($0.trimmingCharacters(in: CharacterSet(charactersIn: " "))) }
+        let positions = values.compactMap { WALPosition($0) }
         guard positions.count == values.count else {
             throw RegistryError.validation([
                 ValidationError(
