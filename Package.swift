@@ -132,7 +132,7 @@ let package = Package(
             name: "API",
             dependencies: [
                 "Encodings", "RegistryCore", "Store", "HTTPServer", "RegistryCrypto", "PushDelivery", "PushRules",
-                "CallPush", "PushEngine",
+                "CallPush", "PushEngine", "Postgres",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

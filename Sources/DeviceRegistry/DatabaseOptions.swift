@@ -25,7 +25,7 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(
         help:
-            "A streaming replica for listings, lookups and export, used while it has replayed this instance's own writes and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL or DATABASE_READ_URL_FILE, default: none)"
+            "A streaming replica for listings, lookups and export, used for a read once it has replayed the writes the read must see (the Registry-Consistency token sent, this instance's writes to that user) and lags at most --database-read-max-lag-ms; else (or when it is down) the primary. (env: DATABASE_READ_URL or DATABASE_READ_URL_FILE, default: none)"
     )
     var databaseReadURL: String?
 

@@ -167,7 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
         let devices = DeviceStore(pool: pool, userDeviceCap: cap, readReplica: readReplica)
         let callEvents = CallEventStore(pool: pool)
         let pushJobs = PushJobStore(pool: pool)
-        let providers = ProviderStore(pool: pool)
+        let providers = ProviderStore(pool: pool, readReplica: readReplica)
         let credentials = ProviderCredentialStore(pool: pool, sealer: sealer)
         let engine = Engine(
             devices: devices, providers: providers, credentials: credentials, callEvents: callEvents,

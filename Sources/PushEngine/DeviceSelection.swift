@@ -40,7 +40,8 @@ extension Engine {
     /// Every device of `users` that `keep` keeps, disabled ones included (they are listed as
     /// skipped), in a stable order: users as given, then provider, type and token. Shared by the
     /// push and call-event routes, so both list devices alike. The users are read at once; a
-    /// single one in this task, as `send` does.
+    /// single one in this task, as `send` does. From the primary: who gets a push is decided on
+    /// what is committed, never on a replica that may not have replayed a registration yet.
     package func targetDevices(of users: [UserID], where keep: @escaping @Sendable (Device) -> Bool) async throws
         -> [Device]
     {
@@ -52,11 +53,13 @@ extension Engine {
             }
         }
         if users.count == 1 {
-            return targets(among: try await devices.devices(of: users[0], includeDisabled: true))
+            return targets(among: try await devices.devices(of: users[0], includeDisabled: true, strong: true))
         }
         return try await withThrowingTaskGroup(of: (Int, [Device]).self) { group in
             for (index, user) in users.enumerated() {
-                group.addTask { [devices] in (index, try await devices.devices(of: user, includeDisabled: true)) }
+                group.addTask { [devices] in
+                    (index, try await devices.devices(of: user, includeDisabled: true, strong: true))
+                }
             }
             var byUser = [[Device]](repeating: [], count: users.count)
             for try await (index, devices) in group { byUser[index] = targets(among: devices) }

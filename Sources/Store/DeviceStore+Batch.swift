@@ -10,11 +10,12 @@ extension DeviceStore {
     >] {
         guard !registrations.isEmpty else { return [] }
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
-        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                try WriteOperation.runTogether(
+                let outcomes = try WriteOperation.runTogether(
                     operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
+                try readReplica?.noteCommit(of: operations.flatMap(\.readKeys), on: connection)
+                return outcomes
             }
         }.map { result in result.map(\.registration).mapError(StoreFailure.domain) }
     }

@@ -9,8 +9,7 @@ extension DeviceStore {
     public func applyFeedback(
         provider: ProviderName, token: String, policy: FeedbackPolicy, reason: String, reportedAt: Date
     ) async throws -> FeedbackAction {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
+        try await StoreFailure.translating {
             let change: String
             switch policy {
             case .ignore: return .ignored
@@ -25,7 +24,7 @@ extension DeviceStore {
             let lookup = TokenLookup(token)
             // $5 (the reason) is only sent when the statement uses it: an unused parameter has no type.
             let row = try await pool.withConnection { connection in
-                try connection.queryPrepared(
+                let answer = try connection.queryPrepared(
                     """
                     WITH target AS (
                         SELECT id, last_seen_at FROM devices
@@ -34,6 +33,8 @@ extension DeviceStore {
                     SELECT (SELECT count(*) FROM target)::int AS found, (SELECT count(*) FROM changed)::int AS changed
                     """, lookup.parameters + [provider.value, reportedAt] + (policy == .disable ? [reason] : [])
                 ).rows[0]
+                try readReplica?.noteCommit(of: [ReadKey.token(token)], on: connection)
+                return answer
             }
             guard try row.int("found") > 0 else { return .ignored }
             guard try row.int("changed") > 0 else { return .keptNewer }
@@ -47,8 +48,7 @@ extension DeviceStore {
     /// registrations, and rows locked meanwhile are skipped (they are being seen again). Returns
     /// how many were deleted.
     public func prune(notSeenSince cutoff: Date, batchSize: Int = 1000) async throws -> Int {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
+        try await StoreFailure.translating {
             precondition(batchSize > 0, "a prune window holds at least one row")
             var total = 0
             var after = 0
@@ -68,7 +68,11 @@ extension DeviceStore {
                     ).rows[0]
                 }
                 total += try row.int("deleted")
-                guard let end = row["span_end"].flatMap({ Int($0) }) else { return total }
+                guard let end = row["span_end"].flatMap({ Int($0) }) else {
+                    // Whose devices went is not known here: every read waits for the replica.
+                    try await readReplica?.noteCommit(of: nil)
+                    return total
+                }
                 after = end
             }
         }

@@ -13,9 +13,12 @@ extension DeviceStore {
         guard !registrations.isEmpty else { return [] }
         let chunks = Self.chunksWithoutRepeatedTokens(registrations)
         let statements = chunks.map { chunk in (sql: Self.importSQL, parameters: RegisterStatement.columns(chunk)) }
-        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
-            let results = try await pool.withConnection { connection in try connection.pipelineTransaction(statements) }
+            let results = try await pool.withConnection { connection in
+                let results = try connection.pipelineTransaction(statements)
+                try readReplica?.noteCommit(of: registrations.flatMap(ReadKey.of), on: connection)
+                return results
+            }
             guard results.count == chunks.count else {
                 throw RegistryError.internal(
                     reason: "import_devices: \(results.count) answers to \(chunks.count) statements")

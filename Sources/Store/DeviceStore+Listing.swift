@@ -12,11 +12,15 @@ public struct DevicePage: Sendable {
 extension DeviceStore {
     /// Devices across users in id order, `filter.limit` at a time. Keyset pagination on the
     /// immutable id: rows updated in place keep their place, so paging through a table that is
-    /// being written to never repeats or skips a row that existed throughout. `strong` reads from
-    /// the primary whatever the replica's state.
-    public func list(_ filter: ListFilter, strong: Bool = false) async throws -> DevicePage {
+    /// being written to never repeats or skips a row that existed throughout. `strong` and `after`
+    /// as for `devices(of:)`; without a user filter the page waits for every write this instance
+    /// has made.
+    public func list(_ filter: ListFilter, strong: Bool = false, after token: WALPosition? = nil) async throws
+        -> DevicePage
+    {
         try await StoreFailure.translating {
-            let rows = try await reading(strong: strong) { target in
+            let key = filter.userID.map { ReadKey.user($0.value) }
+            let rows = try await reading(strong: strong, key: key, after: token) { target in
                 try await target.withConnection { connection in
                     try connection.queryPrepared(
                         """

@@ -13,9 +13,8 @@ extension DeviceStore {
     public func register(_ registration: DeviceRegistration, payloadKey: NewPayloadKey, rotate: Bool) async throws
         -> (outcome: RegistrationOutcome, storedKey: PayloadKey?)
     {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
-            try await pool.withTransaction { connection in
+        try await StoreFailure.translating {
+            let registered = try await pool.withTransaction { connection in
                 let format: String? = try connection.queryPrepared(
                     "SELECT call_format FROM providers WHERE name = $1 FOR KEY SHARE", [registration.provider.value]
                 ).rows.first?["call_format"]
@@ -39,6 +38,8 @@ extension DeviceStore {
                     ).affectedRows > 0
                 return (outcome, stored ? payloadKey.key : nil)
             }
+            try await readReplica?.noteCommit(of: ReadKey.of(registration))
+            return registered
         }
     }
 }

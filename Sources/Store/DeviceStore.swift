@@ -23,7 +23,13 @@ public struct DeviceStore: Sendable {
         self.pool = pool
         self.userDeviceCap = userDeviceCap
         self.readReplica = readReplica
-        writes = GroupCommitter.make(pool: pool)
+        writes = GroupCommitter.make(
+            pool: pool,
+            afterCommit: readReplica.map { replica in
+                { @Sendable (connection: PostgresConnection, operations: [WriteOperation]) throws in
+                    try replica.noteCommit(of: operations.flatMap(\.readKeys), on: connection)
+                }
+            })
         reads = ReadBatcher.make(pool: pool)
         replicaReads = readReplica.map { ReadBatcher.make(pool: $0.replica) }
     }
@@ -32,8 +38,7 @@ public struct DeviceStore: Sendable {
     /// sharing a transaction with other requests' writes when they arrive together (group commit).
     /// Throws `RegistryError.unknownProvider` / `.typeNotAccepted` for a provider that cannot take it.
     public func register(_ registration: DeviceRegistration) async throws -> RegistrationOutcome {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
+        try await StoreFailure.translating {
             try await writes.submit(.register(registration, userDeviceCap: userDeviceCap)).registration
         }
     }
@@ -45,21 +50,23 @@ public struct DeviceStore: Sendable {
     public func registerAll(_ registrations: [DeviceRegistration]) async throws -> [RegistrationOutcome] {
         let operations = registrations.map { WriteOperation.register($0, userDeviceCap: userDeviceCap) }
         let providers = Array(Set(registrations.map(\.provider.value))).sorted()
-        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
-            try await pool.withTransaction { connection in
+            let outcomes = try await pool.withTransaction { connection in
                 _ = try connection.queryPrepared(
                     "SELECT 1 FROM providers WHERE name = ANY ($1) ORDER BY name FOR KEY SHARE", [providers])
                 return try operations.map { try $0.run(on: connection).registration }
             }
+            try await readReplica?.noteCommit(of: registrations.flatMap(ReadKey.of))
+            return outcomes
         }
     }
 
     /// A user's devices, most recently seen first. Disabled devices only when asked for. `strong`
-    /// reads from the primary whatever the replica's state.
+    /// reads from the primary whatever the replica's state; `after`, a consistency token, from a
+    /// replica only once it has replayed that position.
     public func devices(
         of user: UserID, type: TokenType? = nil, provider: ProviderName? = nil, includeDisabled: Bool = false,
-        strong: Bool = false
+        strong: Bool = false, after token: WALPosition? = nil
     ) async throws -> [Device] {
         try await StoreFailure.translating {
             let statement: PostgresStatement = (
@@ -70,18 +77,20 @@ public struct DeviceStore: Sendable {
                  ORDER BY last_seen_at DESC, id DESC
                 """, [user.value, type?.rawValue, provider?.value, includeDisabled]
             )
-            return try await reading(strong: strong) { target in
+            return try await reading(strong: strong, key: ReadKey.user(user.value), after: token) { target in
                 try await (target === pool ? reads : replicaReads ?? reads).submit(statement)
             }.rows.map(DeviceColumns.device)
         }
     }
 
     /// The device holding `token`. Throws `.notFound`, or `.conflict` when the token exists under
-    /// several providers and none was named.
-    public func device(token: String, provider: ProviderName?, strong: Bool = false) async throws -> Device {
+    /// several providers and none was named. `strong` and `after` as for `devices(of:)`.
+    public func device(
+        token: String, provider: ProviderName?, strong: Bool = false, after consistency: WALPosition? = nil
+    ) async throws -> Device {
         let lookup = TokenLookup(token)
         return try await StoreFailure.translating {
-            let rows = try await reading(strong: strong) { target in
+            let rows = try await reading(strong: strong, key: ReadKey.token(token), after: consistency) { target in
                 try await target.withConnection { connection in
                     try connection.queryPrepared(
                         """
@@ -105,18 +114,18 @@ public struct DeviceStore: Sendable {
     /// next user's phone. Returns whether a row was removed.
     @discardableResult
     public func unregister(user: UserID, token: String, provider: ProviderName?) async throws -> Bool {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
+        try await StoreFailure.translating {
             try await writes.submit(.unregister(user: user, token: token, provider: provider)).unregistered
         }
     }
 
     /// Logout everywhere / account deletion. Returns how many devices were removed.
     public func unregisterAll(user: UserID) async throws -> Int {
-        defer { readReplica?.noteCommit() }
-        return try await StoreFailure.translating {
+        try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value]).affectedRows
+                let deleted = try connection.queryPrepared("DELETE FROM devices WHERE user_id = $1", [user.value])
+                try readReplica?.noteCommit(of: [ReadKey.user(user.value)], on: connection)
+                return deleted.affectedRows
             }
         }
     }
@@ -125,13 +134,18 @@ public struct DeviceStore: Sendable {
     @discardableResult
     public func delete(token: String, provider: ProviderName?) async throws -> Bool {
         let lookup = TokenLookup(token)
-        defer { readReplica?.noteCommit() }
         return try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                try connection.queryPrepared(
-                    "DELETE FROM devices WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3)",
+                let owners = try connection.queryPrepared(
+                    """
+                    DELETE FROM devices WHERE \(TokenLookup.condition(1)) AND ($3::text IS NULL OR provider = $3)
+                    RETURNING user_id
+                    """,
                     lookup.parameters + [provider?.value]
-                ).affectedRows > 0
+                ).rows.map { ReadKey.user(try $0.string("user_id")) }
+                // The owners' listings, too: an admin's delete is read back by user as often as by token.
+                try readReplica?.noteCommit(of: owners + [ReadKey.token(token)], on: connection)
+                return !owners.isEmpty
             }
         }
     }

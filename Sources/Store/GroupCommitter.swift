@@ -15,6 +15,7 @@ import Postgres
 enum GroupCommitter {
     static func make(
         pool: PostgresPool, maxBatch: Int = 256, maxRunners: Int? = nil,
+        afterCommit: (@Sendable (PostgresConnection, [WriteOperation]) throws -> Void)? = nil,
         recordBatchSize: @escaping @Sendable (Int) -> Void = { Recorder(label: "db_write_batch_size").record($0) }
     ) -> BatchQueue<WriteOperation, WriteOutcome> {
         BatchQueue(
@@ -24,8 +25,11 @@ enum GroupCommitter {
             recordBatchSize: recordBatchSize
         ) { operations in
             try await pool.withConnection { connection in
-                try WriteOperation.runTogether(
+                let outcomes = try WriteOperation.runTogether(
                     operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
+                // The read replica's note of the commit position (one more statement per batch).
+                try afterCommit?(connection, operations)
+                return outcomes
             }
         }
     }

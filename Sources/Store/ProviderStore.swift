@@ -20,9 +20,14 @@ public struct StoredProvider: Sendable {
 /// Push provider administration.
 public struct ProviderStore: Sendable {
     let pool: PostgresPool
+    /// Told of a cascade's commit, so that reads wait for the replica to drop those devices too.
+    let readReplica: ReadReplica?
     private let snapshot = ProviderSnapshot()
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    public init(pool: PostgresPool, readReplica: ReadReplica? = nil) {
+        self.pool = pool
+        self.readReplica = readReplica
+    }
 
     private static let columns = """
         name, service, topic, project_id, endpoint, call_format, templates, credential_team_id, credential_key_id, credential_client_email,
@@ -164,6 +169,8 @@ public struct ProviderStore: Sendable {
                 }
                 if deleted == 0 { throw RegistryError.notFound("provider \(name.value)") }
             }
+            // Whose devices went is not known here: every read waits for the replica.
+            if cascade { try await readReplica?.noteCommit(of: nil) }
         }
     }
 

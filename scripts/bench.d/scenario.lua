@@ -3,6 +3,7 @@
 --   reregister  POST /v1/devices, random picks from the pre-registered pool "b" (mostly unchanged)
 --   list     GET /v1/users/c-user/devices (a user with 10 devices)
 --   mix      70% register / 20% list / 10% unregister over the pre-registered pool "d"
+--   readmix  70% list / 20% register / 10% unregister over pool "d" (scripts/bench replica)
 -- Pools: token i of pool P is P followed by i in hex, 64 characters; it belongs to user
 -- P-user-(i % 1000). scripts/bench pre-registers pools b and d with the same rule.
 -- Errors are counted by wrk itself (status > 399, socket errors); done() prints them on one line,
@@ -39,7 +40,7 @@ function init(args)
   math.randomseed(os.time() * 100 + tid)
   if scenario == "list" then
     list_request = wrk.format("GET", "/v1/users/c-user/devices", nil, nil)
-  elseif scenario ~= "new" and scenario ~= "reregister" and scenario ~= "mix" then
+  elseif scenario ~= "new" and scenario ~= "reregister" and scenario ~= "mix" and scenario ~= "readmix" then
     error("unknown scenario " .. tostring(scenario))
   end
 end
@@ -65,11 +66,22 @@ local function mixed()
   return wrk.format("DELETE", "/v1/users/" .. pool_user("d", i) .. "/devices/" .. pool_token("d", i) .. "?provider=ios", nil, nil)
 end
 
+-- Reads send no consistency token: what the replica carries is what per-user commit positions
+-- leave it while 30% of requests write.
+local function read_mostly()
+  local r = math.random(1, 10)
+  local i = math.random(0, POOL - 1)
+  if r <= 7 then return wrk.format("GET", "/v1/users/" .. pool_user("d", i) .. "/devices", nil, nil) end
+  if r <= 9 then return pool_registration("d") end
+  return wrk.format("DELETE", "/v1/users/" .. pool_user("d", i) .. "/devices/" .. pool_token("d", i) .. "?provider=ios", nil, nil)
+end
+
 local generators = {
   new = new_registration,
   reregister = function() return pool_registration("b") end,
   list = function() return list_request end,
   mix = mixed,
+  readmix = read_mostly,
 }
 
 function request() return generators[scenario]() end

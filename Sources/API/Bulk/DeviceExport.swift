@@ -3,6 +3,7 @@ import HTTPServer
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import Postgres
 import RegistryCore
 import Store
 
@@ -15,6 +16,8 @@ struct DeviceExport: Sendable {
     let devices: DeviceStore
     /// Every page from the primary (`?consistency=strong`).
     let strong: Bool
+    /// The consistency token the client sent back (`Registry-Consistency`).
+    let after: WALPosition?
     let logger: Logger
 
     func stream() -> AsyncStream<ByteBuffer> {
@@ -24,7 +27,8 @@ struct DeviceExport: Sendable {
             guard !finished.withLockedValue({ $0 }) else { return nil }
             do {
                 let page = try await devices.list(
-                    ListFilter(limit: Self.pageSize, cursor: cursor.withLockedValue { $0 }), strong: strong)
+                    ListFilter(limit: Self.pageSize, cursor: cursor.withLockedValue { $0 }), strong: strong,
+                    after: after)
                 cursor.withLockedValue { $0 = page.nextCursor }
                 if page.nextCursor == nil { finished.withLockedValue { $0 = true } }
                 if page.devices.isEmpty { return nil }

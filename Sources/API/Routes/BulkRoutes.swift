@@ -33,7 +33,8 @@ extension APIContext {
                         results[index] = .failed(index: index, ProblemMapping.problem(for: error, logger: logger))
                     }
                 }
-                return .json(encoded: try DeviceJSON.batchBody(results.compactMap { $0 }))
+                return ConsistencyToken.answer(
+                    .json(encoded: try DeviceJSON.batchBody(results.compactMap { $0 })), after: devices)
             })
     }
 
@@ -66,7 +67,8 @@ extension APIContext {
             handler: guarded(.admin) { request, _ in
                 let query = try RequestReading.query(request, allowed: ["consistency"])
                 let export = DeviceExport(
-                    devices: devices, strong: try RequestReading.strongConsistency(query), logger: logger)
+                    devices: devices, strong: try RequestReading.strongConsistency(query),
+                    after: try ConsistencyToken.sent(in: request), logger: logger)
                 return HTTPResponse(
                     status: .ok, headers: ["Content-Type": NDJSON.contentType], body: .stream(export.stream()))
             })

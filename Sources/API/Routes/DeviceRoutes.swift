@@ -25,9 +25,11 @@ extension APIContext {
                     outcome = try await devices.register(registration)
                 }
                 events.registered(outcome)
-                return .json(
-                    encoded: DeviceJSON.registrationBody(outcome, payloadKey: storedKey),
-                    status: outcome.result == .created ? .created : .ok)
+                return ConsistencyToken.answer(
+                    .json(
+                        encoded: DeviceJSON.registrationBody(outcome, payloadKey: storedKey),
+                        status: outcome.result == .created ? .created : .ok),
+                    after: devices)
             })
 
         router.add(
@@ -37,7 +39,8 @@ extension APIContext {
                 let strong = try RequestReading.strongConsistency(query)
                 // `consistency` says where to read, not what: the filter is the rest.
                 let filter = try ListFilter.parse(query.filter { $0.key != "consistency" })
-                let page = try await devices.list(filter, strong: strong)
+                let page = try await devices.list(
+                    filter, strong: strong, after: try ConsistencyToken.sent(in: request))
                 return .json(encoded: DeviceJSON.pageBody(page.devices, nextCursor: page.nextCursor))
             })
 
@@ -47,7 +50,7 @@ extension APIContext {
                 let query = try RequestReading.query(request, allowed: ["provider", "consistency"])
                 let device = try await devices.device(
                     token: request.pathParameters["token"] ?? "", provider: try RequestReading.provider(query),
-                    strong: try RequestReading.strongConsistency(query))
+                    strong: try RequestReading.strongConsistency(query), after: try ConsistencyToken.sent(in: request))
                 return .json(encoded: DeviceJSON.deviceBody(device))
             })
 
@@ -57,7 +60,7 @@ extension APIContext {
                 let provider = try RequestReading.provider(try RequestReading.query(request, allowed: ["provider"]))
                 let deleted = try await devices.delete(token: request.pathParameters["token"] ?? "", provider: provider)
                 events.unregistered(deleted ? 1 : 0)
-                return .empty(.noContent)
+                return ConsistencyToken.answer(.empty(.noContent), after: devices)
             })
     }
 }

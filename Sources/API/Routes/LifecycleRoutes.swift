@@ -28,7 +28,9 @@ extension APIContext {
                 }
                 outcomes.forEach(events.registered)
                 let created = outcomes.contains { $0.result == .created }
-                return .json(encoded: DeviceJSON.registrationsBody(outcomes), status: created ? .created : .ok)
+                return ConsistencyToken.answer(
+                    .json(encoded: DeviceJSON.registrationsBody(outcomes), status: created ? .created : .ok),
+                    after: devices)
             })
 
         router.add(

@@ -45,7 +45,7 @@ extension APIContext {
                 try await providers.delete(name, cascade: cascade)
                 // Other instances drop theirs at their next push (`providers(of:)`).
                 await engine.pushSenders.remove(name)
-                return .empty(.noContent)
+                return ConsistencyToken.answer(.empty(.noContent), after: devices)
             })
     }
 

@@ -16,7 +16,7 @@ extension APIContext {
                 let list = try await devices.devices(
                     of: user, type: type, provider: try RequestReading.provider(query),
                     includeDisabled: try RequestReading.flag(query, "include_disabled"),
-                    strong: try RequestReading.strongConsistency(query))
+                    strong: try RequestReading.strongConsistency(query), after: try ConsistencyToken.sent(in: request))
                 return .json(encoded: DeviceJSON.devicesBody(list))
             })
 
@@ -27,7 +27,7 @@ extension APIContext {
                 _ = try RequestReading.query(request, allowed: [])
                 let deleted = try await devices.unregisterAll(user: user)
                 events.unregistered(deleted)
-                return .json(DeletedBody(deleted: deleted))
+                return ConsistencyToken.answer(.json(DeletedBody(deleted: deleted)), after: devices)
             })
 
         // Always 204: whether the token was this user's, or has meanwhile moved to someone else
@@ -40,7 +40,7 @@ extension APIContext {
                 let deleted = try await devices.unregister(
                     user: user, token: request.pathParameters["token"] ?? "", provider: provider)
                 events.unregistered(deleted ? 1 : 0)
-                return .empty(.noContent)
+                return ConsistencyToken.answer(.empty(.noContent), after: devices)
             })
     }
 }
