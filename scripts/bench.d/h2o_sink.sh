@@ -23,8 +23,10 @@ us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t / 
 load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 # start_sink MOCK_ARGS…: the sink on $mock_port with make_mock_certificates' files; MOCK_ARGS
-# (the keys and accounts the mock accepts) matter only to the mock. h2o answers APNs with an
-# apns-id, FCM with a message name and the OAuth token endpoint with a token, whatever is sent.
+# (the keys and accounts the mock accepts) matter only to the mock. h2o answers APNs with the
+# request's apns-id and a `{}` body (aioapns matches answers by the id and reads any DATA frame,
+# even h2o's empty one, as JSON), FCM with a message name and the OAuth token endpoint with a
+# token, whatever is sent.
 start_sink() {
   if [[ $sink == mock ]]; then
     ensure_packages nghttp2-client
@@ -54,7 +56,7 @@ hosts:
             elsif path.start_with?("/v1/projects/")
               [200, {"content-type" => "application/json"}, ['{"name":"projects/bench-project/messages/0"}']]
             else
-              [200, {"apns-id" => "00000000-0000-0000-0000-000000000000"}, []]
+              [200, {"apns-id" => env["HTTP_APNS_ID"] || "00000000-0000-0000-0000-000000000000"}, ["{}"]]
             end
           end
 EOF
