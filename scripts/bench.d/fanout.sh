@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `scripts/bench fanout` (issue 18): one push job to BENCH_FANOUT_DEVICES devices (1,000,000;
-# half APNs VoIP, half FCM) against `mock-push` over TLS on loopback. Not a
-# test: it prints figures and never asserts.
+# half APNs, half FCM) against the push sink over TLS on loopback (h2o by default, `mock-push` with
+# BENCH_SINK=mock; scripts/bench.d/h2o_sink.sh). Not a test: it prints figures and never asserts.
 #   (1) accept: the NDJSON body (one user id per line) until 202
 #   (2) the job: accept → last push (the job's created_at → finished_at), pushes/s, the
-#       service's peak RSS, and every device's outcome counted (sent = total: none lost)
+#       service's peak RSS, and every device's outcome counted (sent = total: none lost); CPU µs
+#       per push of the service, PostgreSQL and the sink over the job, and beside them h2load
+#       posting an APNs request straight to the same sink for BENCH_FANOUT_H2LOAD_SECONDS (10)
 #   (3) a synchronous POST /v1/push to one VoIP device, one after another while the job runs:
 #       p50/p99 (the ring path beside a job)
 #   (4) kill -9: a second job, to the FCM half of BENCH_FANOUT_CRASH_DEVICES (200,000) more
@@ -18,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 source scripts/bench.d/mock_setup.sh
+source scripts/bench.d/h2o_sink.sh
 ensure_packages time
 
 devices=${BENCH_FANOUT_DEVICES:-1000000}
@@ -29,7 +32,7 @@ team=ABCDE12345 kid=XYZ987WVU6
 bin=$(registry_binary release)
 bench_scratch fanout
 
-# The mock's certificates, the APNs key and the FCM service account the mock accepts.
+# The sink's certificates, the APNs key and the FCM service account the mock accepts.
 make_mock_certificates
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$tmp/fcm.key" 2>/dev/null
@@ -38,7 +41,7 @@ mock_port=$(free_port)
 python3 -c 'import json, sys; print(json.dumps({"type": "service_account", "project_id": "bench-project",
   "private_key_id": "k1", "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench-project.iam.gserviceaccount.com",
   "token_uri": sys.argv[2]}))' "$tmp/fcm.key" "https://localhost:$mock_port/token" >"$tmp/account.json"
-start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json"
+start_sink --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json"
 
 service_environment
 export REGISTRY_ADMIN_KEY=$admin
@@ -93,10 +96,11 @@ post() {
 }
 field() { python3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1], {}, j))' "$1"; }
 
-echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $bin"
+echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/'); $bin; $sink sink"
 echo "== PUSH_JOB_CONCURRENCY=${PUSH_JOB_CONCURRENCY:-32} PUSH_JOB_BATCH=${PUSH_JOB_BATCH:-500} PUSH_JOB_BATCHES=${PUSH_JOB_BATCHES:-4}; first job: $kind"
 
 # (1) + (2) + (3)
+service_before=$(ticks_of "$service_pid") sink_before=$(ticks_of "$mock_pid") postgres_before=$(postgres_ticks)
 if [[ $kind == push ]]; then
   body 0 "$devices" "$tmp/job.ndjson"
   location=$(post "$tmp/job.ndjson")
@@ -116,6 +120,8 @@ while :; do
   done
 done
 job=$(api GET "$location")
+service_ticks=$(($(ticks_of "$service_pid") - service_before)) sink_ticks=$(($(ticks_of "$mock_pid") - sink_before))
+postgres_ticks=$(($(postgres_ticks) - postgres_before))
 rss_mib=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$service_pid/status")
 python3 - "$job" "$devices" "$rss_mib" "$kind" <<'PY'
 import json, sys
@@ -130,6 +136,16 @@ print(f"(2) job {job['status']}: {c['sent']} of {job['total']} sent in {seconds:
       f" → {c['sent'] / seconds:.0f} pushes/s; counts {c}; peak RSS {rss} MiB"
       f"; {'none lost' if c['sent'] == expected and c['sent'] + c['skipped'] == devices else 'NOT ALL SENT'}")
 PY
+# The rings sent during the job count as pushes too (the service and PostgreSQL also answered
+# the status polls: a few hundred requests beside the job's pushes).
+pushes=$(($(field 'counts["sent"]' <<<"$job") + $(wc -l <"$tmp/ring.ms")))
+echo "    CPU µs per push: service $(us "$service_ticks" "$pushes"), postgres $(us "$postgres_ticks" "$pushes")," \
+  "$sink $(us "$sink_ticks" "$pushes"); $(load)"
+echo '{"aps":{"alert":{"title":"Live now"}},"event":"live_started"}' >"$tmp/payload.json"
+# The mock checks APNs provider tokens (and refuses a second one per key within 20 minutes): h2load
+# goes to h2o only.
+[[ $sink == h2o ]] && echo -n "    beside it, " && h2load_sink "${BENCH_FANOUT_H2LOAD_SECONDS:-10}" "/3/device/$(printf '%064x' 4096)" \
+  -H 'apns-push-type: alert' -H 'apns-topic: com.example.app' -H 'apns-priority: 10' -H 'content-type: application/json'
 sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
   if (NR == 0) { print "(3) no synchronous push measured"; exit }
   printf "(3) synchronous push during the job: %d pushes, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",

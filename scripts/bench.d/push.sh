@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# `scripts/bench push` (issue 13): the send API against `mock-push` (APNs over TLS
-# and HTTP/2 on loopback). Not a test: it prints figures and never asserts.
+# `scripts/bench push` (issues 13, 24): the send API against the push sink (APNs over TLS and
+# HTTP/2 on loopback: h2o by default, `mock-push` with BENCH_SINK=mock; scripts/bench.d/h2o_sink.sh).
+# Not a test: it prints figures and never asserts.
 #   (1) BENCH_CONNECTIONS (64) concurrent POST /v1/push, each to one user's one VoIP device (wrk):
 #       pushes/s, p50/p99 of the send API, the service's peak RSS
-#   (2) h2load posting the same APNs request straight to the same mock: the box's limit
-#   (3) aioapns (PyPI, in .venv) sending the same payloads to the same mock, 64 at once
+#   (2) h2load posting the same APNs request straight to the same sink: the box's limit
+#   (3) aioapns (PyPI, in .venv) sending the same payloads to the same sink, 64 at once
 #   (4) fan-out: one POST /v1/push to 1,000 users × 2 devices
 # Each of (1)–(3) also prints the CPU time per push of the sender (the service, h2load, aioapns)
-# and of the mock: on a shared machine pushes/s is whatever share of the cores the other
-# processes leave, and CPU per push is the figure that holds still. The mock runs on the same
-# cores and costs about the same per push in all three, so it bounds every ratio: roughly
-# (sender's + mock's µs per push) of one over the other's.
+# and of the sink (and PostgreSQL for (1)): on a shared machine pushes/s is whatever share of the
+# cores the other processes leave, and CPU per push is the figure that holds still. The sink runs
+# on the same cores, so it bounds every ratio: roughly (sender's + sink's µs per push) of one over
+# the other's; h2o keeps that bound far away, the mock does not.
 # Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_AIOAPNS_PUSHES=20000.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 source scripts/bench.d/mock_setup.sh
+source scripts/bench.d/h2o_sink.sh
 ensure_packages wrk nghttp2-client python3-venv time
 
 seconds=${BENCH_SECONDS:-20}
@@ -33,28 +35,16 @@ if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import aioapns, jwt' 2>
   .venv/bin/pip install -q --disable-pip-version-check aioapns >&2
 fi
 bin=$(registry_binary release)
-hz=$(getconf CLK_TCK)
-ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# The cluster's: the postmaster, its live children and the children it has reaped.
-postgres_ticks() {
-  local postmaster total
-  postmaster=$(head -n 1 "$data/postmaster.pid")
-  total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
-  for child in $(pgrep -P "$postmaster"); do total=$((total + $(ticks_of "$child" 2>/dev/null || echo 0))); done
-  echo "$total"
-}
-# µs TICKS N: CPU microseconds per push for TICKS clock ticks over N pushes.
-us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t / hz / n * 1e6 : 0) }'; }
 bench_scratch push
 
-# The mock's certificates, and the APNs key the mock accepts.
+# The sink's certificates, and the APNs keys the mock accepts.
 make_mock_certificates
 for name in AuthKey H2Key AioKey; do
   openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/$name.p8"
 done
 
 mock_port=$(free_port)
-start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8" --apns-key "$team:$h2_kid:$tmp/H2Key.p8" \
+start_sink --apns-key "$team:$kid:$tmp/AuthKey.p8" --apns-key "$team:$h2_kid:$tmp/H2Key.p8" \
   --apns-key "$team:$aio_kid:$tmp/AioKey.p8"
 
 service_environment
@@ -73,7 +63,7 @@ first=$(echo '{"user_ids":["bench-user"],"apns":{"push_type":"voip","payload":{"
 grep -q '"status":"sent"' <<<"$first" || { echo "the first push was not sent: $first" >&2; exit 1; }
 
 echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/')"
-echo "== $bin; mock APNs over TLS on https://localhost:$mock_port"
+echo "== $bin; $sink sink, APNs over TLS on https://localhost:$mock_port"
 
 # (1) The send API.
 wrk -t"$threads" -c"$connections" -d2s -s "$here/push.lua" "$base" -- "$admin" bench-user >/dev/null
@@ -95,22 +85,14 @@ api_cpu=$(($(us "$service_ticks" "${f[requests]}") + $(us "$mock_ticks" "${f[req
   $(us "$postgres_ticks" "${f[requests]}") + wrk_cpu))
 echo "(1) POST /v1/push, $connections concurrent: $api_rps pushes/s, p50 $api_p50 ms, p99 $api_p99 ms," \
   "errors $api_errors, peak RSS $rss_mib MiB; CPU µs per push: service $(us "$service_ticks" "${f[requests]}")," \
-  "mock $(us "$mock_ticks" "${f[requests]}"), postgres $(us "$postgres_ticks" "${f[requests]}"), wrk $wrk_cpu"
+  "postgres $(us "$postgres_ticks" "${f[requests]}"), $sink $(us "$mock_ticks" "${f[requests]}"), wrk $wrk_cpu; $(load)"
 
-# (2) h2load: the same request straight to the mock (4 connections × 64 streams).
+# (2) h2load: the same request straight to the sink (4 connections × 64 streams).
 jwt=$(.venv/bin/python "$here/push_tools.py" jwt "$tmp/H2Key.p8" "$team" "$h2_kid")
 echo '{"aps":{},"call_id":"bench"}' >"$tmp/payload.json"
-mock_before=$(ticks_of "$mock_pid")
-h2=$(/usr/bin/time -f 'CPU %U %S' h2load -D "$seconds" -c 4 -m 64 -d "$tmp/payload.json" -H "authorization: bearer $jwt" \
-  -H 'apns-push-type: voip' -H 'apns-topic: com.example.app.voip' -H 'apns-priority: 10' \
-  -H 'content-type: application/json' "https://localhost:$mock_port/3/device/$token" 2>&1)
-mock_ticks=$(($(ticks_of "$mock_pid") - mock_before))
-h2_rps=$(grep -o 'finished in [^,]*, [0-9.]* req/s' <<<"$h2" | awk '{ printf "%.0f", $(NF - 1) }')
-h2_ok=$(grep -o '^status codes: [0-9]* 2xx' <<<"$h2" | awk '{ print $3 }')
-h2_cpu=$(awk -v n="${h2_ok:-0}" '/^CPU / { printf "%.0f", (n > 0 ? ($2 + $3) / n * 1e6 : 0) }' <<<"$h2")
-h2_total_cpu=$((h2_cpu + $(us "$mock_ticks" "${h2_ok:-0}")))
-echo "(2) h2load straight to the mock: ${h2_rps:-?} requests/s (${h2_ok:-0} 2xx); CPU µs per push:" \
-  "h2load $h2_cpu, mock $(us "$mock_ticks" "${h2_ok:-0}")"
+echo -n "(2) " && h2load_sink "$seconds" "/3/device/$token" -H "authorization: bearer $jwt" \
+  -H 'apns-push-type: voip' -H 'apns-topic: com.example.app.voip' -H 'apns-priority: 10' -H 'content-type: application/json'
+h2_total_cpu=$((h2_cpu + h2_sink_cpu))
 
 # (3) aioapns.
 mock_before=$(ticks_of "$mock_pid")
@@ -124,7 +106,7 @@ if [[ $aio_rps == 0 ]]; then
   echo "(3) aioapns: did not complete ($(grep -m1 -o '[A-Za-z]*Exceeded\|ConnectionClosed\|Error[^ ]*' "$tmp/aioapns.log"))"
 else
   echo "(3) aioapns, 64 at once: $aio_rps pushes/s ($aio_failures failed); CPU µs per push: aioapns $aio_cpu," \
-    "mock $aio_mock_cpu"
+    "$sink $aio_mock_cpu; $(load)"
 fi
 
 # (4) Fan-out: 1,000 users × 2 devices in one request.
@@ -136,11 +118,11 @@ fan_seconds=$( { /usr/bin/time -f '%e' curl -sf -o "$tmp/fanout.out" -X POST "$b
   -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d @"$tmp/fanout.json"; } 2>&1)
 fan_sent=$(grep -o '"status":"sent"' "$tmp/fanout.out" | wc -l)
 echo "(4) fan-out to 1,000 users × 2 devices: $fan_sent sent in $fan_seconds s → $(awk -v n="$fan_sent" \
-  -v s="$fan_seconds" 'BEGIN { printf "%.0f", n / s }') pushes/s"
+  -v s="$fan_seconds" 'BEGIN { printf "%.0f", n / s }') pushes/s; $(load)"
 
 echo
-echo "DeviceRegistry push bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uptime | sed 's/.*load average/load average/')"
-# The second column divides the CPU per push of the whole run instead (sender, mock and, for
+echo "DeviceRegistry push bench, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $sink sink, $(uptime | sed 's/.*load average/load average/')"
+# The second column divides the CPU per push of the whole run instead (sender, sink and, for
 # the send API, PostgreSQL and wrk): what the ratio would be had each phase got the same share of
 # the cores, which on a shared machine they do not.
 awk -v a="$api_rps" -v h="${h2_rps:-0}" -v p="${aio_rps:-0}" -v p99="$api_p99" -v rss="$rss_mib" \
