@@ -61,13 +61,11 @@ struct EngineTests {
                 #"{"user_ids":[\#(Self.userList)],"fcm":{"message":{"data":{"event":"live"}}}}"#)
             let queued = try await engine.receiveJob(try PushJobRequest.parse(body))
             #expect(queued.counts.total == Self.users)
-            let limit = ContinuousClock.now + .seconds(20)
             var job = queued
-            while job.status != .done, ContinuousClock.now < limit {
-                try await Task.sleep(for: .milliseconds(20))
+            try await TestSupport.waitUntil("the job is done", within: .seconds(20), every: .milliseconds(20)) {
                 job = try #require(try await engine.job(id: queued.id))
+                return job.status == .done
             }
-            #expect(job.status == .done)
             #expect(job.counts.failed == Self.users && job.counts.pending == 0, "\(job.counts)")
         }
     }
