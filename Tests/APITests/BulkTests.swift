@@ -97,15 +97,8 @@ struct BulkTests {
             // would commit them first and the first batch would then overwrite them.
             let held = Tokens.apns(99_999)
             _ = try await server.register(user: "z", token: held)
-            let holder = Task {
-                try await server.pool.withConnection { connection in
-                    _ = try connection.query("BEGIN")
-                    _ = try connection.query("SELECT 1 FROM devices WHERE token = $1 FOR UPDATE", [held])
-                    Thread.sleep(forTimeInterval: 0.6)
-                    _ = try connection.query("COMMIT")
-                }
-            }
-            try await Task.sleep(for: .milliseconds(200))
+            let lock = try await HeldLock.hold(
+                "SELECT 1 FROM devices WHERE token = '\(held)' FOR UPDATE", url: server.pool.configuration.url)
             // Then 2,000 new tokens: batches that share none and may commit side by side.
             let records =
                 [("z2", held)] + (0..<999).map { ("a\($0)", Tokens.apns($0)) }
@@ -115,9 +108,19 @@ struct BulkTests {
                 String(
                     decoding: try JSONSerialization.data(withJSONObject: Self.registration(user, token)), as: UTF8.self)
             }.joined(separator: "\n")
-            let response = try await server.request(
-                "POST", "/v1/devices/import", body: body, contentType: "application/x-ndjson")
-            try await holder.value
+            let importing = Task {
+                try await server.request("POST", "/v1/devices/import", body: body, contentType: "application/x-ndjson")
+            }
+            // Release the row only once the import waits on it, so the first batch is the one held.
+            try await TestSupport.waitUntil("the import waits on the held row") {
+                try await server.pool.withConnection { connection in
+                    try connection.query(
+                        "SELECT count(*) > 0 AS waiting FROM pg_locks WHERE NOT granted AND locktype IN ('transactionid', 'tuple')"
+                    ).rows[0].bool("waiting")
+                }
+            }
+            try await lock.release()
+            let response = try await importing.value
             #expect(response.status == 200)
             let results = response.body.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

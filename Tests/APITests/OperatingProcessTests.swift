@@ -136,13 +136,13 @@ struct OperatingProcessTests {
         let (server, port) = try await ProcessTests.serve(database.url, ["SHUTDOWN_DRAIN_SECONDS": "2"])
         #expect(try await ProcessTests.get(port, "/readyz").status == 200)
         server.signal(SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(5)
         var draining: TestResponse?
-        while draining == nil, ContinuousClock.now < deadline {
+        try await TestSupport.waitUntil("/readyz turning 503 while the port is open", within: .seconds(5)) {
             let ready = try await ProcessTests.get(port, "/readyz")
-            if ready.status == 503 { draining = ready } else { try await Task.sleep(for: .milliseconds(20)) }
+            if ready.status == 503 { draining = ready }
+            return draining != nil
         }
-        let answer = try #require(draining, "/readyz never turned 503 while the port was open")
+        let answer = try #require(draining)
         #expect(answer.body.contains("draining"))
         #expect(answer.header("Retry-After") != nil)
         #expect(try await ProcessTests.get(port, "/healthz").status == 200, "still serving during the drain")
@@ -237,10 +237,8 @@ struct OperatingProcessTests {
             }
             await pool.shutdown()
             #expect(try registered.get().result == .created)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while server.stdout.count(where: { $0.contains("gave up waiting for a lock") }) < 2 {
-                guard ContinuousClock.now < deadline else { throw TestFailure("the migration never retried") }
-                try await Task.sleep(for: .milliseconds(20))
+            try await TestSupport.waitUntil("the migration retrying") {
+                server.stdout.count(where: { $0.contains("gave up waiting for a lock") }) >= 2
             }
 
             try await lock.release()

@@ -141,16 +141,11 @@ struct ReplicaTests {
         try result.get()
     }
 
-    /// Polls `condition` for up to `timeout`.
+    /// Whether `condition` comes to hold within `timeout` (TestSupport.waitUntil, as a Bool for `#expect`).
     static func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool)
         async throws -> Bool
     {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        (try? await TestSupport.waitUntil("condition", within: timeout, every: .milliseconds(50), condition)) != nil
     }
 
     @Test func readsSeeTheirWritesUseTheCaughtUpReplicaAndStrongGoesToThePrimary() async throws {

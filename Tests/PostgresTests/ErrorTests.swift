@@ -105,8 +105,16 @@ import Testing
         try await withPool(PoolSettings(statementTimeout: .seconds(10))) { pool in
             let name = pool.configuration.applicationName
             let sleeper = Task { try await pool.withConnection { _ = try $0.query("SELECT pg_sleep(5)") } }
-            #expect(await eventually(within: .seconds(5)) { pool.statistics.inUse == 1 })
-            try await Task.sleep(for: .milliseconds(200))
+            // Terminate only once the statement runs on the server: before that the backend may
+            // still be idle, and a kill then would not be "mid-statement".
+            try await TestSupport.waitUntil("the statement runs", within: .seconds(5)) {
+                try await pool.withConnection { connection in
+                    try connection.query(
+                        "SELECT count(*) = 1 AS running FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
+                        [name]
+                    ).rows[0].bool("running")
+                }
+            }
             let terminated = try await pool.withConnection { connection in
                 try connection.query(
                     "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",

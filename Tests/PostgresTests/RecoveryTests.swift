@@ -13,9 +13,10 @@ import Testing
         try await withCluster { cluster, pool in
             #expect(await pool.ping())
             let load = QueryLoop(pool: pool)
-            try await Task.sleep(for: .milliseconds(200))
+            try await TestSupport.waitUntil("the load running") { load.lastSuccess != nil }
             try await cluster.stop(mode: mode)
-            try await Task.sleep(for: .milliseconds(500))
+            // The cluster stays down until the load has failed a few times: an outage it saw.
+            try await TestSupport.waitUntil("the load failing during the outage") { load.failures >= 3 }
             try await cluster.start()
             let back = ContinuousClock.now
             #expect(await eventually(within: .seconds(3)) { load.lastSuccess.map { $0 > back } ?? false })
@@ -104,6 +105,7 @@ private final class QueryLoop: Sendable {
     }
 
     var lastSuccess: ContinuousClock.Instant? { outcomes.lastSuccess }
+    var failures: Int { outcomes.failures }
 
     func stop() async -> [Outcome] {
         task.cancel()
@@ -125,4 +127,5 @@ private final class LockedOutcomes: Sendable {
 
     var all: [QueryLoop.Outcome] { state.withLockedValue { $0.outcomes } }
     var lastSuccess: ContinuousClock.Instant? { state.withLockedValue { $0.lastSuccess } }
+    var failures: Int { state.withLockedValue { $0.outcomes.count { !$0.succeeded } } }
 }
