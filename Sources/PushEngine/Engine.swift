@@ -14,8 +14,9 @@ import Store
 public final class Engine: Service, Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
+    let credentials: ProviderCredentialStore
     let callEvents: CallEventStore
-    package let pushSenders: PushSenders
+    let pushSenders: PushSenders
     let callComposers: CallComposerSetup
     let pushJobs: PushJobs
     let tasks: EngineTasks
@@ -30,6 +31,7 @@ public final class Engine: Service, Sendable {
     ) {
         self.devices = devices
         self.providers = providers
+        self.credentials = credentials
         self.callEvents = callEvents
         let tasks = EngineTasks()
         self.tasks = tasks
