@@ -29,6 +29,8 @@ actor FCMAccessToken {
 
     private let account: FCMServiceAccount
     private let pool: HTTP2ConnectionPool
+    /// Where each exchange runs, so the engine's shutdown waits for it.
+    private let tasks: any BackgroundTasks
     private let now: @Sendable () -> Date
     private var current: (token: String, expiresAt: Date)?
     private var refreshing: Task<String, any Error>?
@@ -36,9 +38,13 @@ actor FCMAccessToken {
     /// Exchanges made so far, for tests and metrics.
     private(set) var exchanges = 0
 
-    init(account: FCMServiceAccount, pool: HTTP2ConnectionPool, now: @escaping @Sendable () -> Date = Date.init) {
+    init(
+        account: FCMServiceAccount, pool: HTTP2ConnectionPool, tasks: any BackgroundTasks = UnownedTasks(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.account = account
         self.pool = pool
+        self.tasks = tasks
         self.now = now
     }
 
@@ -64,17 +70,20 @@ actor FCMAccessToken {
 
     @discardableResult
     private func startExchange(timeout: Duration) -> Task<String, any Error> {
-        let task = Task {
-            defer { refreshing = nil }
-            do {
-                return try await exchange(timeout: timeout)
-            } catch {
-                lastFailure = now()
-                throw error
-            }
-        }
+        // Set before the task can run its first step on this actor, which clears it at the end.
+        let task = tasks.start { try await self.exchangeOnce(timeout: timeout) }
         refreshing = task
         return task
+    }
+
+    private func exchangeOnce(timeout: Duration) async throws -> String {
+        defer { refreshing = nil }
+        do {
+            return try await exchange(timeout: timeout)
+        } catch {
+            lastFailure = now()
+            throw error
+        }
     }
 
     /// FCM refused `token` (401): the next `token()` exchanges again.

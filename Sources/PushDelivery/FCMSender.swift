@@ -18,7 +18,7 @@ public final class FCMSender: Sendable {
     public init(
         account: FCMServiceAccount, endpoint: PushEndpoint = .fcm, tls: NIOSSLContext,
         configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        tasks: any BackgroundTasks = UnownedTasks(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         projectID = account.projectID
         messages = HTTP2ConnectionPool(
@@ -29,7 +29,7 @@ public final class FCMSender: Sendable {
             endpoint: account.tokenEndpoint, tls: tls, group: group, maximumConnections: 1,
             connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout)
-        accessToken = FCMAccessToken(account: account, pool: oauth)
+        accessToken = FCMAccessToken(account: account, pool: oauth, tasks: tasks)
         attemptTimeout = configuration.attemptTimeout
         loop = AttemptLoop(
             policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,

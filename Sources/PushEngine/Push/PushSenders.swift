@@ -152,9 +152,9 @@ actor PushSenders {
             return .apns(
                 factory.apns(
                     credentials: apns, bundleID: stored.provider.topic ?? "", endpoint: endpoint,
-                    budget: budget(for: name)))
+                    budget: budget(for: name), tasks: tasks))
         case .fcm(let account):
-            return .fcm(factory.fcm(account: account, endpoint: endpoint, budget: budget(for: name)))
+            return .fcm(factory.fcm(account: account, endpoint: endpoint, budget: budget(for: name), tasks: tasks))
         }
     }
 
