@@ -48,9 +48,10 @@ actor FCMAccessToken {
         self.now = now
     }
 
-    /// A valid access token, or `OutcomeError` with why there is none: `providerAuthFailure` when
-    /// Google refuses the account, `transient` when the exchange may work later.
-    func token(timeout: Duration) async throws -> String {
+    /// A valid access token, or the outcome that ends the attempt without one:
+    /// `providerAuthFailure` when Google refuses the account (or the assertion cannot be signed),
+    /// `transient` when the exchange may work later.
+    func token(timeout: Duration) async throws(PushOutcome) -> String {
         if let current {
             let left = current.expiresAt.timeIntervalSince(now())
             if left > Self.refreshMargin { return current.token }
@@ -60,7 +61,13 @@ actor FCMAccessToken {
                 return current.token
             }
         }
-        return try await (refreshing ?? startExchange(timeout: timeout)).value
+        do {
+            return try await (refreshing ?? startExchange(timeout: timeout)).value
+        } catch let outcome as PushOutcome {
+            throw outcome
+        } catch {
+            throw .providerAuthFailure(reason: "AssertionSigningFailed")
+        }
     }
 
     /// Returns once no exchange is running (for tests).
@@ -107,24 +114,24 @@ actor FCMAccessToken {
                     body: Array(body.utf8)),
                 timeout: timeout)
         } catch {
-            throw OutcomeError(outcome: .transient(reason: error.reason, retryAfter: nil))
+            throw PushOutcome.transient(reason: error.reason, retryAfter: nil)
         }
         exchanges += 1
         let fields = (try? JSONParser.parse(String(decoding: response.body, as: UTF8.self)))?.objectValue ?? [:]
         switch response.status {
         case 200:
             guard let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.numberValue
-            else { throw OutcomeError(outcome: .transient(reason: "BadTokenResponse", retryAfter: nil)) }
+            else { throw PushOutcome.transient(reason: "BadTokenResponse", retryAfter: nil) }
             current = (token, now().addingTimeInterval(lifetime))
             return token
         case 429, 500...:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now()) }
-            throw OutcomeError(outcome: .transient(reason: "OAuth HTTP \(response.status)", retryAfter: retryAfter))
+            throw PushOutcome.transient(reason: "OAuth HTTP \(response.status)", retryAfter: retryAfter)
         default:
             // invalid_grant (bad key, clock, audience), invalid_scope, unauthorized_client: the
             // account itself is refused.
             let reason = fields["error"]?.stringValue ?? "OAuth HTTP \(response.status)"
-            throw OutcomeError(outcome: .providerAuthFailure(reason: reason))
+            throw PushOutcome.providerAuthFailure(reason: reason)
         }
     }
 }

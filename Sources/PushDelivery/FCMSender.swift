@@ -76,10 +76,10 @@ public final class FCMSender: Sendable {
                 return .rejected(reason: "PayloadTooLarge")
             }
             let bearer: String
-            do {
+            do throws(PushOutcome) {
                 bearer = try await accessToken.token(timeout: timeout)
             } catch {
-                return (error as? OutcomeError)?.outcome ?? .providerAuthFailure(reason: "AssertionSigningFailed")
+                return error
             }
             let left = ContinuousClock.now.duration(to: attemptEnds)
             guard left > .zero else { throw .timedOut }

@@ -81,12 +81,12 @@ import Testing
         try await withSender { setup in
             setup.fixture.server.script(MockReply(service: .fcm, status: 404, reason: "UNREGISTERED"))
             let result = await setup.sender.send(Self.message, to: "gone", deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = result.status else {
+            guard case .tokenInvalid(let reason, let policy, _) = result.status else {
                 Issue.record("not a token verdict: \(result)")
                 return
             }
-            #expect(verdict.reason == "UNREGISTERED")
-            #expect(verdict.policy == .deleteIfNotSeenSince)
+            #expect(reason == "UNREGISTERED")
+            #expect(policy == .deleteIfNotSeenSince)
         }
     }
 
@@ -98,11 +98,11 @@ import Testing
                 MockReply(service: .fcm, status: 400, reason: "INVALID_ARGUMENT", field: "message.android.ttl"))
             let token = await setup.sender.send(Self.message, to: "t", deadline: Self.deadline())
             let payload = await setup.sender.send(Self.message, to: "t", deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = token.status else {
+            guard case .tokenInvalid(_, let policy, _) = token.status else {
                 Issue.record("not a token verdict: \(token)")
                 return
             }
-            #expect(verdict.policy == .disable)
+            #expect(policy == .disable)
             #expect(payload.status == .rejected(reason: "INVALID_ARGUMENT"))
         }
     }
