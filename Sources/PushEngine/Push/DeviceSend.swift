@@ -14,7 +14,7 @@ struct DeviceSend {
         /// The APNs request body, rendered when each attempt starts (see `APNsSender`), and its headers.
         case apns(payload: @Sendable () -> [UInt8], options: APNsSendOptions)
         /// An FCM v1 `message` without its `token`, which the sender adds.
-        case fcm([String: JSONValue])
+        case fcm(FCMMessage)
     }
 
     let device: Device
