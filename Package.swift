@@ -249,7 +249,8 @@ let package = Package(
         .testTarget(
             name: "PushEngineTests",
             dependencies: [
-                "PushEngine", "CallPush", "Postgres", "PushDelivery", "RegistryCore", "Store", "TestSupport",
+                "PushEngine", "CallPush", "Postgres", "PushDelivery", "PushRules", "RegistryCore", "RegistryCrypto",
+                "Store", "TestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

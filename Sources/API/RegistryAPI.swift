@@ -41,7 +41,6 @@ public struct RegistryAPI: Sendable {
         metricsText: @escaping @Sendable () -> String
     ) {
         keyCache = KeyCache()
-        let pushSenders = engine.pushSenders
         context = APIContext(
             devices: devices, providers: providers, credentialStore: credentials, keys: keys, engine: engine,
             authenticator: Authenticator(
@@ -52,13 +51,13 @@ public struct RegistryAPI: Sendable {
         batchBodyLimit = configuration.batchBodyLimit
         dialStackSignature = configuration.dialStackSignature
         operational = OperationalRoutes(
-            isReady: isReady, state: state, unhealthyProviders: { await pushSenders.unhealthyProviders },
-            certificateExpiries: pushSenders.certificateExpiries,
+            isReady: isReady, state: state, unhealthyProviders: { await engine.unhealthyProviders },
+            certificateExpiries: engine.certificateExpiries,
             openAPIDocument: configuration.openAPIDocument,
             metricsText: {
                 // The push gauges (open connections and streams, pushes in flight) are read at
                 // each scrape, so they fall when nothing is being sent as well as rise.
-                await pushSenders.recordStatistics()
+                await engine.recordPushStatistics()
                 return metricsText()
             })
     }

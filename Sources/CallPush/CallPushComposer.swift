@@ -3,7 +3,7 @@ import PushRules
 import RegistryCore
 
 /// Turns a call event into the push for one device, in the format its provider's app parses:
-/// `DeliveryRule` decides whether and how it is sent, then the payload is rendered. Pure apart
+/// `DeliveryRule` plans whether and how it is sent, then the payload is rendered. Pure apart
 /// from the sealer's random IV.
 public struct CallPushComposer: Sendable {
     public let format: CallFormat
@@ -19,25 +19,20 @@ public struct CallPushComposer: Sendable {
     /// Throws only when sealing or compressing a SignalWire invite fails. A payload larger than
     /// its push service takes is skipped here, with its size in the reason, rather than refused
     /// by APNs or FCM later: measured on what is sent (an FCM message with its `android` block,
-    /// `PayloadLimit.byteCount(ofFCMMessage:)`).
+    /// `FCMMessage.byteCount`).
     public func compose(_ event: CallEvent, for target: PushTarget, now: Date) throws -> ComposedPush {
-        let decision = DeliveryRule.decide(event, tokenType: target.tokenType, bundleID: target.bundleID, now: now)
-        guard let kind = decision.kind else { return ComposedPush(decision: decision, payload: nil) }
+        let plan = DeliveryRule.decide(event, tokenType: target.tokenType, bundleID: target.bundleID, now: now)
+        guard let kind = plan.kind else { return ComposedPush(plan: plan, payload: nil) }
         let context = RenderContext(event: event, target: target, now: now, templates: templates)
-        let payload = try render(kind, context)
-        let size: Int
-        switch (decision, payload) {
-        case (.fcm(let plan), .fcm(let content)):
-            size = PayloadLimit.byteCount(ofFCMMessage: content.message(plan: plan))
-        default: size = payload.bytes.count
-        }
+        let composed = ComposedPush(plan: plan, payload: try render(kind, context))
+        let size = composed.fcmMessage?.byteCount ?? composed.payload?.bytes.count ?? 0
         guard size <= kind.maxPayloadBytes else {
             let reason =
                 "the \(format.rawValue) payload is \(size) bytes; a \(kind.rawValue) push takes at most "
                 + "\(kind.maxPayloadBytes) (shorten the caller's fields or the call's metadata)"
-            return ComposedPush(decision: .skipped(reason: reason), payload: nil)
+            return ComposedPush(plan: .skipped(reason: reason), payload: nil)
         }
-        return ComposedPush(decision: decision, payload: payload)
+        return composed
     }
 
     private func render(_ kind: PushKind, _ context: RenderContext) throws -> PushPayload {

@@ -1,5 +1,6 @@
 import Encodings
 import Foundation
+import PushRules
 import RegistryCore
 
 /// Which token gets which push, the rule every seed document insists on:
@@ -16,7 +17,7 @@ import RegistryCore
 public enum DeliveryRule {
     /// `bundleID` is the APNs provider's topic; without it an APNs token is skipped.
     public static func decide(_ event: CallEvent, tokenType: TokenType, bundleID: String?, now: Date)
-        -> DeliveryDecision
+        -> CallPushPlan
     {
         switch (event.type.isRinging, tokenType) {
         case (true, .apns):
@@ -38,14 +39,21 @@ public enum DeliveryRule {
             // The sender sends on the provider's topic (`.voip` appended for PushKit); without one
             // there is nothing to send on.
             guard bundleID != nil else { return .skipped(reason: "the APNs provider has no topic (bundle id)") }
-            let voip = tokenType == .voip
-            return .apns(
-                APNsPushPlan(
-                    pushType: voip ? .voip : .alert, priority: 10,
-                    expiration: Int64(event.expiresAt.timeIntervalSince1970.rounded(.down)),
-                    collapseID: voip ? nil : NameBasedUUID.eventUUID(event.id)))
+            return .apns(sendOptions(event, voip: tokenType == .voip))
         case .fcm:
-            return .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: Int64((remaining * 1000).rounded(.down))))
+            return .fcm(ttl: .milliseconds(Int64((remaining * 1000).rounded(.down))))
         }
+    }
+
+    /// Priority 10 (deliver now), expiring when the event does. An alert's `apns-collapse-id` is
+    /// the event's stable UUID, so the same event delivered twice (an answer lost on a dead
+    /// connection, then resent) replaces its banner instead of showing a second one; PushKit
+    /// delivers every VoIP push, and a ring's app dedupes on the payload's id instead.
+    private static func sendOptions(_ event: CallEvent, voip: Bool) -> APNsSendOptions {
+        // Valid by construction: priority 10 and a 36-byte UUID as collapse id are always accepted.
+        try! APNsSendOptions(
+            pushType: voip ? .voip : .alert, priority: 10,
+            expiration: Date(timeIntervalSince1970: event.expiresAt.timeIntervalSince1970.rounded(.down)),
+            collapseID: voip ? nil : NameBasedUUID.eventUUID(event.id))
     }
 }

@@ -6,17 +6,17 @@ import RegistryCore
 enum DialStackPayload {
     static func render(_ service: PushService, _ context: RenderContext) -> PushPayload {
         let event = context.event
-        let fields: [FCMContent.Entry] = [
-            .init("call_id", event.call.id),
-            .init("from_number", event.caller.phoneNumber?.value ?? ""),
-            .init("from_name", event.caller.displayName ?? ""),
-            .init("to_number", event.toNumber?.value ?? ""),
+        let fields: [(key: String, value: String)] = [
+            ("call_id", event.call.id),
+            ("from_number", event.caller.phoneNumber?.value ?? ""),
+            ("from_name", event.caller.displayName ?? ""),
+            ("to_number", event.toNumber?.value ?? ""),
         ]
         switch service {
         case .apns:
             return .apns(.object(fields.map { .init($0.key, .string($0.value)) }))
         case .fcm:
-            return .fcm(FCMContent(data: [.init("type", DialStackWebhook.wakeupEventType)] + fields))
+            return .fcmData([("type", DialStackWebhook.wakeupEventType)] + fields)
         }
     }
 }

@@ -48,17 +48,16 @@ enum FlexisipPayload {
                 "send-time": .string(values.sendTime),
             ])
         case .data:
-            return .fcm(
-                FCMContent(data: [
-                    .init("uuid", values.uid),
-                    .init("form-uri", values.fromURI),
-                    .init("display-name", values.fromName),
-                    .init("call-id", values.callID),
-                    .init("sip-from", values.from),
-                    .init("loc-key", ""),
-                    .init("loc-args", values.from),
-                    .init("send-time", values.sendTime),
-                ]))
+            return .fcmData([
+                ("uuid", values.uid),
+                ("form-uri", values.fromURI),
+                ("display-name", values.fromName),
+                ("call-id", values.callID),
+                ("sip-from", values.from),
+                ("loc-key", ""),
+                ("loc-args", values.from),
+                ("send-time", values.sendTime),
+            ])
         }
     }
 

@@ -37,6 +37,20 @@ public indirect enum PayloadJSON: Sendable, Hashable {
         }
     }
 
+    /// The same value as parsed JSON, its object keys' order forgotten: what FCM's message model
+    /// (`FCMMessage`) holds.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .integer(let number): .number(Double(number))
+        case .number(let number): .number(number)
+        case .string(let text): .string(text)
+        case .array(let elements): .array(elements.map(\.jsonValue))
+        case .object(let members): .object(Dictionary(members.map { ($0.key, $0.value.jsonValue) }) { _, last in last })
+        }
+    }
+
     /// Compact JSON text (no spaces), UTF-8, `/` and non-ASCII left as they are.
     public var bytes: [UInt8] {
         var output: [UInt8] = []

@@ -12,8 +12,7 @@ enum ReactNativePayload {
         case .apns:
             return .apns(["incomingCall": incomingCall])
         case .fcm:
-            return .fcm(
-                FCMContent(data: [.init("messageType", "incomingCall"), .init("incomingCall", incomingCall.text)]))
+            return .fcmData([("messageType", "incomingCall"), ("incomingCall", incomingCall.text)])
         }
     }
 

@@ -21,7 +21,7 @@ enum SignalWirePayload {
         case .apns:
             return .apns(["aps": ["alert": message]])
         case .fcm:
-            return .fcm(FCMContent(data: [], notificationBody: message.text))
+            return .fcm(["notification": ["body": .string(message.text)], "data": [:]])
         }
     }
 

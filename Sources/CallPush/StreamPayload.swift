@@ -21,23 +21,24 @@ enum StreamPayload {
                 "stream": stream,
             ])
         case .data:
-            return .fcm(FCMContent(data: fields))
+            return .fcmData(fields)
         }
     }
 
-    private static func fields(_ context: RenderContext, title: String, body: String) -> [FCMContent.Entry] {
+    private static func fields(_ context: RenderContext, title: String, body: String) -> [(key: String, value: String)]
+    {
         let event = context.event
         return [
-            .init("sender", "stream.video"),
-            .init("type", event.type.rawValue),
-            .init("version", "v2"),
-            .init("call_cid", event.call.cid),
-            .init("call_display_name", event.call.displayName ?? ""),
-            .init("created_by_id", event.caller.id),
-            .init("created_by_display_name", event.caller.displayName ?? ""),
-            .init("receiver_id", context.target.userID.value),
-            .init("title", title),
-            .init("body", body),
+            ("sender", "stream.video"),
+            ("type", event.type.rawValue),
+            ("version", "v2"),
+            ("call_cid", event.call.cid),
+            ("call_display_name", event.call.displayName ?? ""),
+            ("created_by_id", event.caller.id),
+            ("created_by_display_name", event.caller.displayName ?? ""),
+            ("receiver_id", context.target.userID.value),
+            ("title", title),
+            ("body", body),
         ]
     }
 }

@@ -21,6 +21,8 @@ actor APNsProviderToken {
     let key: APNsProviderTokenKey
     private let credentials: APNsCredentials
     private let store: (any APNsProviderTokenStore)?
+    /// Where each renewal runs, so the engine's shutdown waits for it.
+    private let tasks: any BackgroundTasks
     private let now: @Sendable () -> Date
     private var current: APNsSignedToken?
     /// The store's answer being awaited; every caller meanwhile awaits the same one.
@@ -31,11 +33,12 @@ actor APNsProviderToken {
 
     init(
         credentials: APNsCredentials, store: (any APNsProviderTokenStore)? = nil,
-        now: @escaping @Sendable () -> Date = Date.init
+        tasks: any BackgroundTasks = UnownedTasks(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.credentials = credentials
         key = APNsProviderTokenKey(credentials)
         self.store = store
+        self.tasks = tasks
         self.now = now
     }
 
@@ -81,12 +84,15 @@ actor APNsProviderToken {
     /// One renewal at a time, awaited by whoever needs it and by nobody when it runs ahead.
     @discardableResult
     private func startRefresh(_ cause: Renewal.Cause) -> Task<APNsSignedToken, any Error> {
-        let task = Task {
-            defer { refreshing = nil }
-            return try await obtain(cause)
-        }
+        // Set before the task can run its first step on this actor, which clears it at the end.
+        let task = tasks.start { try await self.obtainOnce(cause) }
         refreshing = task
         return task
+    }
+
+    private func obtainOnce(_ cause: Renewal.Cause) async throws -> APNsSignedToken {
+        defer { refreshing = nil }
+        return try await obtain(cause)
     }
 
     private func obtain(_ cause: Renewal.Cause) async throws -> APNsSignedToken {

@@ -14,11 +14,12 @@ public final class APNsProviderTokens: Sendable {
         self.store = store
     }
 
-    func token(for credentials: APNsCredentials) -> APNsProviderToken {
+    /// The key's token; made on first use, its renewals then run in `tasks`.
+    func token(for credentials: APNsCredentials, tasks: any BackgroundTasks) -> APNsProviderToken {
         let key = APNsProviderTokenKey(credentials)
         return tokens.withLockedValue { tokens in
             if let existing = tokens[key] { return existing }
-            let token = APNsProviderToken(credentials: credentials, store: store)
+            let token = APNsProviderToken(credentials: credentials, store: store, tasks: tasks)
             tokens[key] = token
             return token
         }

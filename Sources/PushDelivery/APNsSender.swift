@@ -23,10 +23,11 @@ public final class APNsSender: Sendable {
         credentials: APNsCredentials, bundleID: String, production: PushEndpoint = .apnsProduction,
         sandbox: PushEndpoint = .apnsSandbox, tls: NIOSSLContext, providerTokens: APNsProviderTokens = .shared,
         configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        tasks: any BackgroundTasks = UnownedTasks(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.init(
-            providerToken: providerTokens.token(for: credentials), bundleID: bundleID, production: production,
+            providerToken: providerTokens.token(for: credentials, tasks: tasks), bundleID: bundleID,
+            production: production,
             sandbox: sandbox, tls: tls, configuration: configuration, budget: budget, group: group)
     }
 

@@ -71,8 +71,8 @@ struct AttemptLoop {
             switch outcome {
             case .sent(let serviceID):
                 return result(.sent(serviceID: serviceID))
-            case .tokenInvalid(let verdict):
-                return result(.tokenInvalid(verdict))
+            case .tokenInvalid(let reason, let policy, let observedAt):
+                return result(.tokenInvalid(reason: reason, policy: policy, observedAt: observedAt))
             case .rejected(let reason):
                 return result(.rejected(reason: reason))
             case .providerAuthFailure(let reason):

@@ -1,12 +1,15 @@
-import PushRules
+import Foundation
+import RegistryCore
 
-/// The final word on one push, after any retries.
+/// The final word on one push after all its attempts, transport failures included: the second
+/// of the three words for what happened to a push (after `PushOutcome`, one answer; before the
+/// engine's `PushResult`, one device's line).
 public struct DeliveryResult: Sendable, Equatable {
     public enum Status: Sendable, Equatable {
         /// Accepted; the `apns-id` or FCM message name.
         case sent(serviceID: String?)
-        /// The token is dead or wrong; apply the verdict to the registry.
-        case tokenInvalid(TokenVerdict)
+        /// The token is dead or wrong; apply this to the registry (`PushOutcome.tokenInvalid`).
+        case tokenInvalid(reason: String, policy: FeedbackPolicy, observedAt: Date)
         /// The message was refused; no retry can help.
         case rejected(reason: String)
         /// The provider's credentials are refused: mark the provider unhealthy.

@@ -29,6 +29,8 @@ actor FCMAccessToken {
 
     private let account: FCMServiceAccount
     private let pool: HTTP2ConnectionPool
+    /// Where each exchange runs, so the engine's shutdown waits for it.
+    private let tasks: any BackgroundTasks
     private let now: @Sendable () -> Date
     private var current: (token: String, expiresAt: Date)?
     private var refreshing: Task<String, any Error>?
@@ -36,15 +38,20 @@ actor FCMAccessToken {
     /// Exchanges made so far, for tests and metrics.
     private(set) var exchanges = 0
 
-    init(account: FCMServiceAccount, pool: HTTP2ConnectionPool, now: @escaping @Sendable () -> Date = Date.init) {
+    init(
+        account: FCMServiceAccount, pool: HTTP2ConnectionPool, tasks: any BackgroundTasks = UnownedTasks(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.account = account
         self.pool = pool
+        self.tasks = tasks
         self.now = now
     }
 
-    /// A valid access token, or `OutcomeError` with why there is none: `providerAuthFailure` when
-    /// Google refuses the account, `transient` when the exchange may work later.
-    func token(timeout: Duration) async throws -> String {
+    /// A valid access token, or the outcome that ends the attempt without one:
+    /// `providerAuthFailure` when Google refuses the account (or the assertion cannot be signed),
+    /// `transient` when the exchange may work later.
+    func token(timeout: Duration) async throws(PushOutcome) -> String {
         if let current {
             let left = current.expiresAt.timeIntervalSince(now())
             if left > Self.refreshMargin { return current.token }
@@ -54,7 +61,13 @@ actor FCMAccessToken {
                 return current.token
             }
         }
-        return try await (refreshing ?? startExchange(timeout: timeout)).value
+        do {
+            return try await (refreshing ?? startExchange(timeout: timeout)).value
+        } catch let outcome as PushOutcome {
+            throw outcome
+        } catch {
+            throw .providerAuthFailure(reason: "AssertionSigningFailed")
+        }
     }
 
     /// Returns once no exchange is running (for tests).
@@ -64,17 +77,20 @@ actor FCMAccessToken {
 
     @discardableResult
     private func startExchange(timeout: Duration) -> Task<String, any Error> {
-        let task = Task {
-            defer { refreshing = nil }
-            do {
-                return try await exchange(timeout: timeout)
-            } catch {
-                lastFailure = now()
-                throw error
-            }
-        }
+        // Set before the task can run its first step on this actor, which clears it at the end.
+        let task = tasks.start { try await self.exchangeOnce(timeout: timeout) }
         refreshing = task
         return task
+    }
+
+    private func exchangeOnce(timeout: Duration) async throws -> String {
+        defer { refreshing = nil }
+        do {
+            return try await exchange(timeout: timeout)
+        } catch {
+            lastFailure = now()
+            throw error
+        }
     }
 
     /// FCM refused `token` (401): the next `token()` exchanges again.
@@ -98,24 +114,24 @@ actor FCMAccessToken {
                     body: Array(body.utf8)),
                 timeout: timeout)
         } catch {
-            throw OutcomeError(outcome: .transient(reason: error.reason, retryAfter: nil))
+            throw PushOutcome.transient(reason: error.reason, retryAfter: nil)
         }
         exchanges += 1
         let fields = (try? JSONParser.parse(String(decoding: response.body, as: UTF8.self)))?.objectValue ?? [:]
         switch response.status {
         case 200:
             guard let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.numberValue
-            else { throw OutcomeError(outcome: .transient(reason: "BadTokenResponse", retryAfter: nil)) }
+            else { throw PushOutcome.transient(reason: "BadTokenResponse", retryAfter: nil) }
             current = (token, now().addingTimeInterval(lifetime))
             return token
         case 429, 500...:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now()) }
-            throw OutcomeError(outcome: .transient(reason: "OAuth HTTP \(response.status)", retryAfter: retryAfter))
+            throw PushOutcome.transient(reason: "OAuth HTTP \(response.status)", retryAfter: retryAfter)
         default:
             // invalid_grant (bad key, clock, audience), invalid_scope, unauthorized_client: the
             // account itself is refused.
             let reason = fields["error"]?.stringValue ?? "OAuth HTTP \(response.status)"
-            throw OutcomeError(outcome: .providerAuthFailure(reason: reason))
+            throw PushOutcome.providerAuthFailure(reason: reason)
         }
     }
 }

@@ -18,7 +18,7 @@ public final class FCMSender: Sendable {
     public init(
         account: FCMServiceAccount, endpoint: PushEndpoint = .fcm, tls: NIOSSLContext,
         configuration: SenderConfiguration = SenderConfiguration(), budget: PushBudget? = nil,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        tasks: any BackgroundTasks = UnownedTasks(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         projectID = account.projectID
         messages = HTTP2ConnectionPool(
@@ -29,7 +29,7 @@ public final class FCMSender: Sendable {
             endpoint: account.tokenEndpoint, tls: tls, group: group, maximumConnections: 1,
             connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout)
-        accessToken = FCMAccessToken(account: account, pool: oauth)
+        accessToken = FCMAccessToken(account: account, pool: oauth, tasks: tasks)
         attemptTimeout = configuration.attemptTimeout
         loop = AttemptLoop(
             policy: configuration.retryPolicy, attemptTimeout: configuration.attemptTimeout,
@@ -46,46 +46,36 @@ public final class FCMSender: Sendable {
     /// later than the first attempt would have. An attempt's access token exchange and its send
     /// share the attempt's time.
     public func send(
-        _ message: [String: JSONValue], to token: String, deadline: ContinuousClock.Instant,
+        _ message: FCMMessage, to token: String, deadline: ContinuousClock.Instant,
         lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
-        if let problem = FCMMessageRules.problems(in: .object(message)).first {
+        if let problem = FCMMessageRules.problems(in: .object(message.fields)).first {
             return DeliveryResult(status: .rejected(reason: "\(problem.field) \(problem.message)"), attempts: 0)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let messageBytes = try? encoder.encode(JSONValue.object(message)),
-            PayloadLimit.fits(messageBytes.count, .fcm)
-        else { return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0) }
+        guard PayloadLimit.fits(message.byteCount, .fcm) else {
+            return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
+        }
         var deadline = deadline
         // `0s` is FCM's "now or never", not an empty window.
-        let expiry = message["android"]?.objectValue?["ttl"]?.stringValue.flatMap(FCMTTL.parse).flatMap {
-            $0 > .zero ? ContinuousClock.now + $0 : nil
-        }
+        let expiry = message.ttl.flatMap { $0 > .zero ? ContinuousClock.now + $0 : nil }
         if let expiry { deadline = min(deadline, expiry) }
         let path = "/v1/projects/\(projectID)/messages:send"
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             let attemptEnds = ContinuousClock.now + timeout
-            var message = message
-            if let expiry, var android = message["android"]?.objectValue {
-                android["ttl"] = .string(FCMTTL.format(ContinuousClock.now.duration(to: expiry)))
-                message["android"] = .object(android)
-            }
-            message["token"] = .string(token)
-            guard let body = try? encoder.encode(["message": JSONValue.object(message)]) else {
-                return .rejected(reason: "PayloadTooLarge")
-            }
+            let sent = expiry.map { message.withTTL(ContinuousClock.now.duration(to: $0)) } ?? message
+            let body = sent.body(token: token)
+            guard !body.isEmpty else { return .rejected(reason: "PayloadTooLarge") }
             let bearer: String
-            do {
+            do throws(PushOutcome) {
                 bearer = try await accessToken.token(timeout: timeout)
             } catch {
-                return (error as? OutcomeError)?.outcome ?? .providerAuthFailure(reason: "AssertionSigningFailed")
+                return error
             }
             let left = ContinuousClock.now.duration(to: attemptEnds)
             guard left > .zero else { throw .timedOut }
             let request = PushHTTPRequest(
                 path: path, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")],
-                body: Array(body))
+                body: body)
             let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = FCMAnswer(

@@ -29,13 +29,15 @@ public struct PushSenderFactory: Sendable {
 
     /// With `endpoint`, both APNs environments go there (each on its own connections). `budget`
     /// is the provider's, kept by the caller so a sender rebuilt for new credentials keeps it.
-    public func apns(credentials: APNsCredentials, bundleID: String, endpoint: PushEndpoint?, budget: PushBudget)
-        -> APNsSender
-    {
+    /// The provider token's renewals run in `tasks`, the caller's, which waits for them at shutdown.
+    public func apns(
+        credentials: APNsCredentials, bundleID: String, endpoint: PushEndpoint?, budget: PushBudget,
+        tasks: any BackgroundTasks
+    ) -> APNsSender {
         APNsSender(
             credentials: credentials, bundleID: bundleID, production: endpoint ?? .apnsProduction,
             sandbox: endpoint ?? .apnsSandbox, tls: tls, providerTokens: providerTokens,
-            configuration: configuration, budget: budget, group: group)
+            configuration: configuration, budget: budget, tasks: tasks, group: group)
     }
 
     /// Certificate authentication: the sender's connections present `certificate`, whose expiry
@@ -51,10 +53,13 @@ public struct PushSenderFactory: Sendable {
             sandbox: endpoint ?? .apnsSandbox, configuration: configuration, budget: budget, group: group)
     }
 
-    public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?, budget: PushBudget) -> FCMSender {
+    /// The access token's exchanges run in `tasks`, the caller's, which waits for them at shutdown.
+    public func fcm(account: FCMServiceAccount, endpoint: PushEndpoint?, budget: PushBudget, tasks: any BackgroundTasks)
+        -> FCMSender
+    {
         FCMSender(
             account: account, endpoint: endpoint ?? .fcm, tls: tls, configuration: configuration, budget: budget,
-            group: group)
+            tasks: tasks, group: group)
     }
 
     /// A provider's budget of in-flight pushes, by the configured limits.

@@ -9,13 +9,15 @@ import Store
 ///
 /// A service: `run` works off push jobs (when the settings say this instance does) until graceful
 /// shutdown, then waits for every task the engine started that is still running (rings answered
-/// early, senders being replaced) and closes the push connections. Started before the listeners,
-/// it stops after them, so no request can start a push on a closed sender.
+/// early, senders being replaced, credential renewals: `EngineTasks`) and closes the push
+/// connections. Started before the listeners, it stops after them, so no request can start a push
+/// on a closed sender.
 public final class Engine: Service, Sendable {
     let devices: DeviceStore
     let providers: ProviderStore
+    let credentials: ProviderCredentialStore
     let callEvents: CallEventStore
-    package let pushSenders: PushSenders
+    let pushSenders: PushSenders
     let callComposers: CallComposerSetup
     let pushJobs: PushJobs
     let tasks: EngineTasks
@@ -30,6 +32,7 @@ public final class Engine: Service, Sendable {
     ) {
         self.devices = devices
         self.providers = providers
+        self.credentials = credentials
         self.callEvents = callEvents
         let tasks = EngineTasks()
         self.tasks = tasks
@@ -54,7 +57,9 @@ public final class Engine: Service, Sendable {
     private func drain() async {
         let running = tasks.count
         if running > 0 {
-            logger.info("waiting for call events still sending", metadata: ["count": "\(running)"])
+            logger.info(
+                "waiting for the push tasks still running (call events, credential renewals)",
+                metadata: ["count": "\(running)"])
         }
         await tasks.waitUntilIdle()
         await pushSenders.shutdown()

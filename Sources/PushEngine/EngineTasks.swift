@@ -1,11 +1,14 @@
 import NIOConcurrencyHelpers
+import PushDelivery
 
 /// The tasks the engine starts that outlive the request that started them, counted so that
 /// shutdown waits for them before it closes the senders: a call event whose webhook was answered
 /// at its budget, or whose client hung up, goes on sending after the answer, and a deploy must not
-/// cut that ring; a replaced sender closes once the pushes it carries have finished. Each ends by
-/// its own deadline (a call event's at most 30 s, a sender's attempt timeout).
-final class EngineTasks: Sendable {
+/// cut that ring; a replaced sender closes once the pushes it carries have finished; a credential
+/// renewal (APNs provider token, FCM access token) that runs ahead of the pushes needing it
+/// finishes rather than being left running past the engine. Each ends by its own deadline (a call
+/// event's at most 30 s, a sender's attempt timeout, a background token exchange's 30 s).
+final class EngineTasks: BackgroundTasks {
     private struct State {
         var running = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []

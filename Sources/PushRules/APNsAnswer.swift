@@ -46,9 +46,9 @@ public struct APNsAnswer: Sendable, Equatable {
         let reason = reason ?? (status == 410 ? "Unregistered" : "HTTP \(status)")
         if reason == "ExpiredProviderToken" { return .credentialExpired(reason: reason) }
         if Self.authFailureReasons.contains(reason) || status == 403 { return .providerAuthFailure(reason: reason) }
-        let verdict = TokenVerdict(
-            reason: FeedbackReason(reason, service: .apns), spelled: reason, observedAt: timestamp ?? receivedAt)
-        if let verdict { return .tokenInvalid(verdict) }
+        let condemned = PushOutcome.condemning(
+            FeedbackReason(reason, service: .apns), spelled: reason, observedAt: timestamp ?? receivedAt)
+        if let condemned { return condemned }
         if status == 429 || status >= 500 || Self.transientReasons.contains(reason) {
             return .transient(reason: reason, retryAfter: retryAfter)
         }

@@ -60,8 +60,8 @@ public struct FCMAnswer: Sendable, Equatable {
         if status == 401 { return .credentialExpired(reason: reason) }
         var feedback = FeedbackReason(reason, service: .fcm)
         if reason == "INVALID_ARGUMENT", namesTheToken { feedback = .invalidRegistration }
-        if let verdict = TokenVerdict(reason: feedback, spelled: reason, observedAt: receivedAt) {
-            return .tokenInvalid(verdict)
+        if let condemned = PushOutcome.condemning(feedback, spelled: reason, observedAt: receivedAt) {
+            return condemned
         }
         if status == 403 { return .providerAuthFailure(reason: reason) }
         if status == 429 || status >= 500 || Self.transientReasons.contains(reason) {

@@ -14,11 +14,4 @@ public enum PayloadLimit {
     public static func fits(_ byteCount: Int, _ type: TokenType) -> Bool {
         byteCount <= maximumBytes(for: type)
     }
-
-    /// What FCM's limit is checked on: the `message` as the sender sends it (its `android` block
-    /// included, its token not), as compact JSON. The one measure for `POST /v1/push`, the call
-    /// pushes' composer and the sender alike, so a push that passes one passes all.
-    public static func byteCount(ofFCMMessage message: [String: JSONValue]) -> Int {
-        PushRequest.compactJSON(.object(message)).count
-    }
 }

@@ -25,7 +25,7 @@ public struct PushRequest: Sendable {
     public let providers: Set<ProviderName>?
     public let apns: APNsSection?
     /// The FCM v1 `message` without its target; the sender adds each device's token.
-    public let fcmMessage: [String: JSONValue]?
+    public let fcmMessage: FCMMessage?
     public let deadline: Duration
 
     public static let maximumUsers = 1000
@@ -50,12 +50,12 @@ public struct PushRequest: Sendable {
             raw, field throws(ValidationError) in try ProviderName(raw, field: field)
         }
         let apns = object["apns"].flatMap { parseAPNs($0, now: now, errors: &errors) }
-        var fcmMessage: [String: JSONValue]?
+        var fcmMessage: FCMMessage?
         if let fcm = object["fcm"] {
             if let message = fcm.objectValue?["message"], fcm.objectValue?.count == 1 {
                 let problems = FCMMessageRules.problems(in: message)
                 errors += problems
-                if problems.isEmpty { fcmMessage = message.objectValue }
+                if problems.isEmpty { fcmMessage = message.objectValue.map(FCMMessage.init) }
             } else {
                 errors.append(ValidationError(field: "fcm", message: "must be an object with only a message"))
             }

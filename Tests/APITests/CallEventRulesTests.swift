@@ -47,10 +47,10 @@ struct CallEventRulesTests {
             Issue.record("not an FCM message: \(composed)")
             return
         }
-        #expect(message["token"] == nil)
-        #expect(message["android"] == .object(["priority": .string("high"), "ttl": .string("27.750s")]))
-        #expect(message["data"]?.objectValue?["type"] == .string("call.ring"))
-        #expect(message["notification"] == nil)
+        #expect(message.fields["token"] == nil)
+        #expect(message.fields["android"] == .object(["priority": .string("high"), "ttl": .string("27.750s")]))
+        #expect(message.fields["data"]?.objectValue?["type"] == .string("call.ring"))
+        #expect(message.fields["notification"] == nil)
     }
 
     @Test func aRingForVoIPCarriesThePlansHeaders() throws {

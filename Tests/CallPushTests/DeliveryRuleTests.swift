@@ -1,4 +1,5 @@
 import Foundation
+import PushRules
 import RegistryCore
 import Testing
 
@@ -22,10 +23,10 @@ import Testing
         for (token, expected) in table {
             let decision = DeliveryRule.decide(event, tokenType: token, bundleID: Fixtures.bundleID, now: Fixtures.now)
             switch (decision, expected) {
-            case (.apns(let plan), .voip):
-                #expect(plan.pushType == .voip)
-            case (.apns(let plan), .alert):
-                #expect(plan.pushType == .alert)
+            case (.apns(let options), .voip):
+                #expect(options.pushType == .voip)
+            case (.apns(let options), .alert):
+                #expect(options.pushType == .alert)
             case (.fcm, .data), (.skipped, .skipped):
                 break
             default:
@@ -34,26 +35,22 @@ import Testing
         }
     }
 
-    @Test func aRingToAVoIPTokenCarriesPushKitHeaders() {
+    @Test func aRingToAVoIPTokenCarriesPushKitHeaders() throws {
         let decision = DeliveryRule.decide(
             Fixtures.event(.ring), tokenType: .voip, bundleID: Fixtures.bundleID, now: Fixtures.now)
-        let expiration = Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30
-        #expect(
-            decision
-                == .apns(
-                    APNsPushPlan(pushType: .voip, priority: 10, expiration: expiration)
-                ))
+        let expiration = Fixtures.ringingAt.addingTimeInterval(30)
+        #expect(decision == .apns(try APNsSendOptions(pushType: .voip, priority: 10, expiration: expiration)))
         #expect(decision.kind == .voip)
     }
 
-    @Test func aNotificationToARemoteTokenIsAnAlertOnTheBundleTopic() {
+    @Test func aNotificationToARemoteTokenIsAnAlertOnTheBundleTopic() throws {
         let decision = DeliveryRule.decide(
             Fixtures.event(.missed), tokenType: .apns, bundleID: Fixtures.bundleID, now: Fixtures.now)
-        let expiration = Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30
+        let expiration = Fixtures.ringingAt.addingTimeInterval(30)
         #expect(
             decision
                 == .apns(
-                    APNsPushPlan(
+                    try APNsSendOptions(
                         pushType: .alert, priority: 10, expiration: expiration,
                         collapseID: NameBasedUUID.eventUUID(Fixtures.event(.missed).id))))
     }
@@ -64,18 +61,11 @@ import Testing
                 Fixtures.event(.ring), tokenType: .fcm, bundleID: nil,
                 now: Fixtures.ringingAt.addingTimeInterval(elapsed))
         }
-        #expect(decide(0) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000)))
-        #expect(decide(2) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 28_000)))
-        #expect(decide(29.75) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 250)))
+        #expect(decide(0) == .fcm(ttl: .seconds(30)))
+        #expect(decide(2) == .fcm(ttl: .seconds(28)))
+        #expect(decide(29.75) == .fcm(ttl: .milliseconds(250)))
         // A ringing_at slightly ahead of our clock never stretches the ttl.
-        #expect(decide(-5) == .fcm(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000)))
-    }
-
-    @Test func fcmSpellsTheTTLAsADuration() {
-        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 30_000).ttl == "30s")
-        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 29_250).ttl == "29.250s")
-        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 5).ttl == "0.005s")
-        #expect(FCMPushPlan(priority: "high", ttlMilliseconds: 0).ttl == "0s")
+        #expect(decide(-5) == .fcm(ttl: .seconds(30)))
     }
 
     @Test func aRingWhoseTTLHasRunOutIsExpiredOnEveryToken() {

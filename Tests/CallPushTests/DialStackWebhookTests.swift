@@ -1,4 +1,5 @@
 import Foundation
+import PushRules
 import RegistryCore
 import Testing
 
@@ -51,11 +52,10 @@ import Testing
                     """))
         let composed = try Fixtures.composer(.dialstack).compose(event, for: voip, now: Fixtures.now)
         #expect(
-            composed.decision
+            composed.plan
                 == .apns(
-                    APNsPushPlan(
-                        pushType: .voip, priority: 10,
-                        expiration: Int64(Fixtures.ringingAt.timeIntervalSince1970) + 30)))
+                    try APNsSendOptions(
+                        pushType: .voip, priority: 10, expiration: Fixtures.ringingAt.addingTimeInterval(30))))
     }
 
     @Test func aWithheldNumberAndNameStillRing() throws {

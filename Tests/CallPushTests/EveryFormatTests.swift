@@ -25,21 +25,21 @@ import Testing
             let composed = try Fixtures.composer(format).compose(event, for: target, now: Fixtures.now)
             let expected = DeliveryRule.decide(
                 event, tokenType: target.tokenType, bundleID: target.bundleID, now: Fixtures.now)
-            #expect(composed.decision == expected)
+            #expect(composed.plan == expected)
             #expect((composed.payload == nil) == (expected.kind == nil))
             guard let payload = composed.payload else { continue }
             let context = "\(format.rawValue) \(type.rawValue) to \(target.tokenType.rawValue)"
             let json = try JSONParser.parse(String(decoding: payload.bytes, as: UTF8.self))
             #expect(!Self.containsNull(json), "\(context) has a null")
             switch payload {
-            case .fcm(let content):
+            case .fcm:
                 #expect(target.tokenType == .fcm)
                 guard case .object(let top) = json, case .object(let data)? = top["data"] else {
                     Issue.record("\(context): no data map")
                     continue
                 }
                 #expect(data.values.allSatisfy { if case .string = $0 { true } else { false } }, "\(context)")
-                #expect(data.count == content.data.count, "\(context) repeats a data key")
+                #expect(composed.fcmMessage?.fields["data"] == .object(data), "\(context)")
             case .apns:
                 #expect(target.tokenType != .fcm)
                 if expected.kind == .alert {
@@ -55,8 +55,8 @@ import Testing
     @Test func aNotificationPastItsTTLIsNotSentEither() throws {
         let late = Fixtures.ringingAt.addingTimeInterval(31)
         let composed = try Fixtures.composer(.stream).compose(Fixtures.event(.missed), for: Fixtures.android, now: late)
-        guard case .expired = composed.decision else {
-            Issue.record("a missed-call notification 31 s after a 30 s ttl: \(composed.decision)")
+        guard case .expired = composed.plan else {
+            Issue.record("a missed-call notification 31 s after a 30 s ttl: \(composed.plan)")
             return
         }
     }
@@ -76,8 +76,8 @@ import Testing
                 )
                 .replacingOccurrences(of: "abc-123", with: String(repeating: "m", count: 1900)))
         let composed = try Fixtures.composer(.reactNative).compose(event, for: Fixtures.android, now: Fixtures.now)
-        guard case .skipped(let reason) = composed.decision else {
-            Issue.record("an oversized payload got \(composed.decision)")
+        guard case .skipped(let reason) = composed.plan else {
+            Issue.record("an oversized payload got \(composed.plan)")
             return
         }
         #expect(composed.payload == nil)
@@ -98,18 +98,19 @@ import Testing
                 ).replacingOccurrences(
                     of: "https://example.com/john.png",
                     with: "https://example.com/" + String(repeating: "a", count: picture))
-                guard let event = try? Fixtures.parse(body),
-                    case .fcm(let plan) = DeliveryRule.decide(
-                        event, tokenType: .fcm, bundleID: nil, now: Fixtures.now),
-                    case .fcm(let content) = ReactNativePayload.render(
+                guard let event = try? Fixtures.parse(body) else { continue }
+                let plan = DeliveryRule.decide(event, tokenType: .fcm, bundleID: nil, now: Fixtures.now)
+                let rendered = ComposedPush(
+                    plan: plan,
+                    payload: ReactNativePayload.render(
                         .fcm, RenderContext(event: event, target: Fixtures.android, now: Fixtures.now, templates: .none)
-                    )
+                    ))
+                guard let payload = rendered.payload, let sent = rendered.fcmMessage?.byteCount,
+                    payload.bytes.count <= 4096, sent > 4096
                 else { continue }
-                let sent = PayloadLimit.byteCount(ofFCMMessage: content.message(plan: plan))
-                guard content.json.bytes.count <= 4096, sent > 4096 else { continue }
                 let composed = try Fixtures.composer(.reactNative).compose(
                     event, for: Fixtures.android, now: Fixtures.now)
-                #expect(composed.decision == .skipped(reason: Self.tooLarge(sent)))
+                #expect(composed.plan == .skipped(reason: Self.tooLarge(sent)))
                 found = true
                 break search
             }

@@ -77,13 +77,13 @@ enum Fixtures {
     ) throws -> String {
         let composed = try composer(format, templates: templates).compose(event, for: target, now: time)
         guard let payload = composed.payload else {
-            throw RenderFailure(decision: composed.decision)
+            throw RenderFailure(plan: composed.plan)
         }
         return String(decoding: payload.bytes, as: UTF8.self)
     }
 
     struct RenderFailure: Error {
-        let decision: DeliveryDecision
+        let plan: CallPushPlan
     }
 
     /// Compacts a pretty-printed expected payload: drops the newlines and the indentation the

@@ -26,13 +26,15 @@ import Testing
                 return []
             }
             text = aps[0].value.text
-        case .fcm(let content)?:
-            #expect(content.data.isEmpty)
-            #expect(content.json.text.hasPrefix(#"{"notification":{"body":"{\"encryption_type\""#))
-            #expect(content.json.text.hasSuffix(#"},"data":{}}"#))
-            text = content.notificationBody ?? ""
+        case .fcm(let members)?:
+            #expect(members.text.hasPrefix(#"{"notification":{"body":"{\"encryption_type\""#))
+            #expect(members.text.hasSuffix(#"},"data":{}}"#))
+            guard case .object(let top) = members, case .object(let notification) = top[0].value,
+                case .string(let body) = notification[0].value
+            else { return [] }
+            text = body
         case nil:
-            Issue.record("nothing rendered: \(composed.decision)")
+            Issue.record("nothing rendered: \(composed.plan)")
             return []
         }
         guard case .object(let members) = try JSONParser.parse(text) else { return [] }
@@ -133,7 +135,7 @@ import Testing
         let target = PushTarget(userID: users[7], tokenType: .voip, bundleID: Fixtures.bundleID)
         let composed = try Fixtures.composer(.signalwire).compose(crowd, for: target, now: Fixtures.now)
         guard case .apns(let body)? = composed.payload else {
-            Issue.record("no APNs body: \(composed.decision)")
+            Issue.record("no APNs body: \(composed.plan)")
             return
         }
         #expect(body.bytes.count <= 5120)

@@ -340,13 +340,13 @@ import Testing
             let result = await setup.sender.send(
                 Self.payload, to: Self.token, environment: .production, options: try Self.voip(),
                 deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = result.status else {
+            guard case .tokenInvalid(let reason, let policy, let observedAt) = result.status else {
                 Issue.record("not a token verdict: \(result)")
                 return
             }
-            #expect(verdict.reason == "Unregistered")
-            #expect(verdict.policy == .deleteIfNotSeenSince)
-            #expect(verdict.observedAt == Date(timeIntervalSince1970: 1_799_999_000.5))
+            #expect(reason == "Unregistered")
+            #expect(policy == .deleteIfNotSeenSince)
+            #expect(observedAt == Date(timeIntervalSince1970: 1_799_999_000.5))
         }
     }
 
@@ -384,11 +384,11 @@ import Testing
             for (token, options) in [(voipToken, alert), (alertToken, try Self.voip())] {
                 let result = await setup.sender.send(
                     Self.payload, to: token, environment: .production, options: options, deadline: Self.deadline())
-                guard case .tokenInvalid(let verdict) = result.status else {
+                guard case .tokenInvalid(let reason, _, _) = result.status else {
                     Issue.record("not a token verdict: \(result)")
                     continue
                 }
-                #expect(verdict.reason == "DeviceTokenNotForTopic")
+                #expect(reason == "DeviceTokenNotForTopic")
             }
             for (token, options) in [(voipToken, try Self.voip()), (alertToken, alert), (Self.token, alert)] {
                 let result = await setup.sender.send(
@@ -436,12 +436,12 @@ import Testing
         try await withSender { setup in
             let result = await setup.sender.send(
                 Self.payload, to: token, environment: .production, options: try Self.voip(), deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = result.status else {
+            guard case .tokenInvalid(let reason, let policy, _) = result.status else {
                 Issue.record("not a token verdict: \(result)")
                 return
             }
-            #expect(verdict.reason == "BadDeviceToken")
-            #expect(verdict.policy == .disable)
+            #expect(reason == "BadDeviceToken")
+            #expect(policy == .disable)
             #expect(setup.fixture.server.recordedRequests.isEmpty)
         }
     }

@@ -10,10 +10,10 @@ import Testing
 
 /// The FCM sender and its OAuth exchange against the mock over real TLS and HTTP/2.
 @Suite struct FCMSenderTests {
-    static let message: [String: JSONValue] = [
+    static let message = FCMMessage([
         "data": .object(["type": .string("call.mobile_push_wakeup"), "call_id": .string("c1")]),
         "android": .object(["priority": .string("high"), "ttl": .string("30s")]),
-    ]
+    ])
 
     struct Setup {
         let fixture: MockPushFixture
@@ -57,7 +57,7 @@ import Testing
             #expect(requests[1].path == "/v1/projects/example-project/messages:send")
             #expect(requests[1].deviceToken == "fcm-token-1")
             let sent = try JSONParser.parse(requests[1].body)
-            #expect(sent.objectValue?["message"]?.objectValue?["data"] == Self.message["data"])
+            #expect(sent.objectValue?["message"]?.objectValue?["data"] == Self.message.fields["data"])
         }
     }
 
@@ -81,12 +81,12 @@ import Testing
         try await withSender { setup in
             setup.fixture.server.script(MockReply(service: .fcm, status: 404, reason: "UNREGISTERED"))
             let result = await setup.sender.send(Self.message, to: "gone", deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = result.status else {
+            guard case .tokenInvalid(let reason, let policy, _) = result.status else {
                 Issue.record("not a token verdict: \(result)")
                 return
             }
-            #expect(verdict.reason == "UNREGISTERED")
-            #expect(verdict.policy == .deleteIfNotSeenSince)
+            #expect(reason == "UNREGISTERED")
+            #expect(policy == .deleteIfNotSeenSince)
         }
     }
 
@@ -98,11 +98,11 @@ import Testing
                 MockReply(service: .fcm, status: 400, reason: "INVALID_ARGUMENT", field: "message.android.ttl"))
             let token = await setup.sender.send(Self.message, to: "t", deadline: Self.deadline())
             let payload = await setup.sender.send(Self.message, to: "t", deadline: Self.deadline())
-            guard case .tokenInvalid(let verdict) = token.status else {
+            guard case .tokenInvalid(_, let policy, _) = token.status else {
                 Issue.record("not a token verdict: \(token)")
                 return
             }
-            #expect(verdict.policy == .disable)
+            #expect(policy == .disable)
             #expect(payload.status == .rejected(reason: "INVALID_ARGUMENT"))
         }
     }
@@ -161,19 +161,19 @@ import Testing
 
     @Test func aMessageFCMWouldRefuseIsRejectedWithoutSending() async throws {
         try await withSender { setup in
-            var numeric = Self.message
+            var numeric = Self.message.fields
             numeric["data"] = .object(["ring": .number(30)])
-            let result = await setup.sender.send(numeric, to: "t", deadline: Self.deadline())
+            let result = await setup.sender.send(FCMMessage(numeric), to: "t", deadline: Self.deadline())
             #expect(result.attempts == 0)
             guard case .rejected(let reason) = result.status else {
                 Issue.record("not rejected: \(result)")
                 return
             }
             #expect(reason.hasPrefix("fcm.message.data.ring"))
-            var large = Self.message
+            var large = Self.message.fields
             large["data"] = .object(["blob": .string(String(repeating: "x", count: 4096))])
             #expect(
-                await setup.sender.send(large, to: "t", deadline: Self.deadline())
+                await setup.sender.send(FCMMessage(large), to: "t", deadline: Self.deadline())
                     == DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0))
             #expect(setup.fixture.server.recordedRequests.isEmpty)
         }

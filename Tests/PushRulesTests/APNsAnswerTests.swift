@@ -15,7 +15,7 @@ import Testing
     }
 
     static func verdict(_ reason: String, _ policy: FeedbackPolicy, _ at: Date = receivedAt) -> PushOutcome {
-        .tokenInvalid(TokenVerdict(reason: reason, policy: policy, observedAt: at))
+        .tokenInvalid(reason: reason, policy: policy, observedAt: at)
     }
 
     /// Apple's documented status and reason pairs ("Handling notification responses from APNs").
@@ -100,12 +100,12 @@ import Testing
     @Test(arguments: ["Unregistered", "ExpiredToken", "BadDeviceToken", "DeviceTokenNotForTopic"])
     func tokenVerdictsUseTheFeedbackClassifier(reason: String) throws {
         guard
-            case .tokenInvalid(let verdict) = APNsAnswer(status: 400, reason: reason).outcome(
+            case .tokenInvalid(_, let policy, _) = APNsAnswer(status: 400, reason: reason).outcome(
                 receivedAt: Self.receivedAt)
         else {
             Issue.record("not a token verdict")
             return
         }
-        #expect(verdict.policy == FeedbackClassifier.action(for: reason, service: .apns))
+        #expect(policy == FeedbackClassifier.action(for: reason, service: .apns))
     }
 }

@@ -30,7 +30,7 @@ import Testing
     }
 
     static func verdict(_ reason: String, _ policy: FeedbackPolicy) -> PushOutcome {
-        .tokenInvalid(TokenVerdict(reason: reason, policy: policy, observedAt: receivedAt))
+        .tokenInvalid(reason: reason, policy: policy, observedAt: receivedAt)
     }
 
     /// The FCM v1 `ErrorCode`s (firebase.google.com, "FCM error codes") as the service sends them.
@@ -104,10 +104,10 @@ import Testing
     @Test(arguments: ["UNREGISTERED", "SENDER_ID_MISMATCH"])
     func tokenVerdictsUseTheFeedbackClassifier(code: String) {
         let outcome = FCMAnswer(status: 404, errorCode: code).outcome(receivedAt: Self.receivedAt)
-        guard case .tokenInvalid(let verdict) = outcome else {
+        guard case .tokenInvalid(_, let policy, _) = outcome else {
             Issue.record("not a token verdict: \(outcome)")
             return
         }
-        #expect(verdict.policy == FeedbackClassifier.action(for: code, service: .fcm))
+        #expect(policy == FeedbackClassifier.action(for: code, service: .fcm))
     }
 }

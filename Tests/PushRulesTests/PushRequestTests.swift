@@ -33,7 +33,7 @@ import Testing
         #expect(push.apns?.options.expiration == Date(timeIntervalSince1970: 1_000_030))
         #expect(push.apns?.options.collapseID == "c")
         #expect(String(decoding: push.apns?.payload ?? [], as: UTF8.self) == #"{"a":"/","b":1}"#)
-        #expect(push.fcmMessage?["data"] == .object(["k": .string("v")]))
+        #expect(push.fcmMessage?.fields["data"] == .object(["k": .string("v")]))
         #expect(push.targets(type: .voip, provider: try ProviderName("ios-app")))
         #expect(!push.targets(type: .apns, provider: try ProviderName("ios-app")))
         #expect(!push.targets(type: .voip, provider: try ProviderName("other")))

@@ -17,7 +17,7 @@ extension APIContext {
                     write.provider, endpoint: write.endpoint.map { $0?.description }, callFormat: write.callFormat,
                     templates: write.templates,
                     credentials: try credentialChange(write.credentials, for: write.provider.name))
-                if created { await engine.pushSenders.introduce(write.provider.name) }
+                if created { await engine.providerCreated(write.provider.name) }
                 return .json(ProviderEnvelope(provider: ProviderBody(stored)), status: created ? .created : .ok)
             })
 
@@ -43,8 +43,7 @@ extension APIContext {
                     try RequestReading.query(request, allowed: ["cascade"]), "cascade")
                 let name = try Self.providerName(request)
                 try await providers.delete(name, cascade: cascade)
-                // Other instances drop theirs at their next push (`providers(of:)`).
-                await engine.pushSenders.remove(name)
+                await engine.providerDeleted(name)
                 return ConsistencyToken.answer(.empty(.noContent), after: devices)
             })
     }

@@ -76,7 +76,7 @@ struct CallEventSending {
                 metadata: ["provider": "\(provider.provider.name.value)", "error": "\(error)"])
             return (result.finished(.failed, reason: "PayloadSealingFailed"), nil)
         }
-        switch composed.decision {
+        switch composed.plan {
         case .skipped(let reason): return (result.finished(.skipped, reason: reason), nil)
         case .expired(let reason): return (result.finished(.expired, reason: reason), nil)
         case .apns, .fcm: break

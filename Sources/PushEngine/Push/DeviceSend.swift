@@ -14,7 +14,7 @@ struct DeviceSend {
         /// The APNs request body, rendered when each attempt starts (see `APNsSender`), and its headers.
         case apns(payload: @Sendable () -> [UInt8], options: APNsSendOptions)
         /// An FCM v1 `message` without its `token`, which the sender adds.
-        case fcm([String: JSONValue])
+        case fcm(FCMMessage)
     }
 
     let device: Device
@@ -61,9 +61,10 @@ struct DeviceSend {
             await senders.setHealthy(name)
             result.service_id = serviceID
             return result.finished(.sent, reason: nil)
-        case .tokenInvalid(let verdict):
-            result.action = await applyVerdict(verdict, provider: name, context: context)
-            return result.finished(.tokenInvalid, reason: verdict.reason)
+        case .tokenInvalid(let reason, let policy, let observedAt):
+            result.action = await applyVerdict(
+                reason: reason, policy: policy, observedAt: observedAt, provider: name, context: context)
+            return result.finished(.tokenInvalid, reason: reason)
         case .rejected(let reason):
             return result.finished(.rejected, reason: reason)
         case .authFailed(let reason):
@@ -78,13 +79,12 @@ struct DeviceSend {
 
     /// The registry's action, or nil when the store could not be reached (the push service's
     /// verdict is still reported; the token is dealt with by the next push or feedback).
-    private func applyVerdict(_ verdict: TokenVerdict, provider: ProviderName, context: Engine) async
-        -> FeedbackAction?
-    {
+    private func applyVerdict(
+        reason: String, policy: FeedbackPolicy, observedAt: Date, provider: ProviderName, context: Engine
+    ) async -> FeedbackAction? {
         do {
             let action = try await context.devices.applyFeedback(
-                provider: provider, token: device.token.value, policy: verdict.policy, reason: verdict.reason,
-                reportedAt: verdict.observedAt)
+                provider: provider, token: device.token.value, policy: policy, reason: reason, reportedAt: observedAt)
             context.events.invalidated(action, provider: provider)
             return action
         } catch {

@@ -1,9 +1,14 @@
 import Encodings
 import RegistryCore
 
-/// One device's line in the `POST /v1/push` and call-event answers. Carries a hint of the token
-/// (its last 8 characters), never the token: a `push:send` key must not learn full tokens.
-/// Decodable because a call event's results are stored and answered again (duplicates, history).
+/// What the engine reports for one device: its line in the `POST /v1/push` and call-event
+/// answers, and (its status, reason and service id: `PushResultRecord`) a push job's record of the
+/// device. The last of the three words for what happened to a push, after `PushOutcome` (one
+/// service answer) and `DeliveryResult` (one push's attempts): it adds what never reached a sender
+/// (`skipped`, a provider without credentials) and the registry's action on a dead token. Carries
+/// a hint of the token (its last 8 characters), never the token: a `push:send` key must not learn
+/// full tokens. Decodable because a call event's results are stored and answered again
+/// (duplicates, history).
 package struct PushResult: Codable {
     package enum Status: String, Codable {
         case sent

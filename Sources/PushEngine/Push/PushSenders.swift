@@ -11,7 +11,7 @@ import Store
 /// Google's end, and the next accepted push clears it. Each provider's budget of in-flight
 /// pushes (`PushBudget`) lives here too, for the life of the process, so a sender rebuilt for
 /// new credentials shares it with the pushes the old one still carries.
-package actor PushSenders {
+actor PushSenders {
     enum Sender: Sendable {
         case apns(APNsSender)
         case fcm(FCMSender)
@@ -45,7 +45,7 @@ package actor PushSenders {
 
     private let factory: PushSenderFactory
     /// The APNs client certificates' ends, for `/readyz` and the expiry gauge.
-    package nonisolated var certificateExpiries: APNsCertificateExpiries { factory.certificateExpiries }
+    nonisolated var certificateExpiries: APNsCertificateExpiries { factory.certificateExpiries }
     private let credentialStore: ProviderCredentialStore
     private let tasks: EngineTasks
     private let logger: Logger
@@ -81,7 +81,7 @@ package actor PushSenders {
     }
 
     /// Provider `name` was deleted: its sender closes, once the pushes it carries have finished.
-    package func remove(_ name: ProviderName) {
+    func remove(_ name: ProviderName) {
         unhealthy.removeValue(forKey: name)
         factory.certificateExpiries.forget(name.value)
         if let old = entries.removeValue(forKey: name) { retire(old, of: name, deleted: true) }
@@ -152,13 +152,13 @@ package actor PushSenders {
             return .apns(
                 factory.apns(
                     credentials: apns, bundleID: stored.provider.topic ?? "", endpoint: endpoint,
-                    budget: budget(for: name)))
+                    budget: budget(for: name), tasks: tasks))
         case .fcm(let account):
-            return .fcm(factory.fcm(account: account, endpoint: endpoint, budget: budget(for: name)))
+            return .fcm(factory.fcm(account: account, endpoint: endpoint, budget: budget(for: name), tasks: tasks))
         }
     }
 
-    package func setUnhealthy(_ name: ProviderName, reason: String) {
+    func setUnhealthy(_ name: ProviderName, reason: String) {
         if unhealthy.updateValue(reason, forKey: name) == nil {
             logger.warning(
                 "the provider cannot send: its credentials are refused or cannot be opened",
@@ -171,7 +171,7 @@ package actor PushSenders {
     /// so that dashboards and alerts see a provider before its first push: called for every
     /// provider at start and for one created here later (other instances: at their next start
     /// or first push to it).
-    package func introduce(_ name: ProviderName) {
+    func introduce(_ name: ProviderName) {
         Gauge(label: "push_provider_unhealthy", dimensions: [("provider", name.value)])
             .record(unhealthy[name] == nil ? 0 : 1)
         if entries[name] == nil { Self.recordIdle(name.value) }
@@ -195,7 +195,7 @@ package actor PushSenders {
     /// (`push_open_streams`); the provider tokens they signed or access tokens they obtained
     /// (`push_credentials_issued_total`); and its pushes in flight and waiting for a slot of its
     /// budget (`push_in_flight`, `push_waiting`).
-    package func recordStatistics() async {
+    func recordStatistics() async {
         for name in entries.keys {
             guard let sender = entries[name]?.sender else { continue }
             let statistics = await Self.statistics(of: sender)
@@ -214,11 +214,11 @@ package actor PushSenders {
     }
 
     /// Providers whose credentials the push service refused, with its reason, by name.
-    package var unhealthyProviders: [(name: String, reason: String)] {
+    var unhealthyProviders: [(name: String, reason: String)] {
         unhealthy.map { ($0.key.value, $0.value) }.sorted { $0.name < $1.name }
     }
 
-    package func shutdown() async {
+    func shutdown() async {
         for entry in entries.values { await Self.shutdown(entry.sender) }
         entries = [:]
     }

@@ -52,7 +52,7 @@ extension Engine {
             }
         }
         if let message = push.fcmMessage, targets.contains(where: { $0.type == .fcm }) {
-            let size = PayloadLimit.byteCount(ofFCMMessage: message)
+            let size = message.byteCount
             if !PayloadLimit.fits(size, .fcm) {
                 errors.append(
                     ValidationError(

@@ -45,7 +45,7 @@ extension PushJobWorker {
                 }
             }
         }
-        let outcomes = await withTaskGroup(of: PushJobOutcome?.self) { group in
+        let outcomes = await withTaskGroup(of: PushResultRecord?.self) { group in
             for delivery in claim.deliveries {
                 group.addTask {
                     let device = delivery.device
@@ -55,7 +55,7 @@ extension PushJobWorker {
                         jobDeadline: jobDeadline)
                 }
             }
-            var outcomes: [PushJobOutcome] = []
+            var outcomes: [PushResultRecord] = []
             for await outcome in group { outcome.map { outcomes.append($0) } }
             return outcomes
         }
@@ -80,10 +80,10 @@ extension PushJobWorker {
     private func push(
         _ delivery: PushJobClaim.Delivery, of job: Job, provider: StoredProvider?, key: PayloadKey?,
         lease: ClaimLease, jobDeadline: ContinuousClock.Instant
-    ) async -> PushJobOutcome? {
+    ) async -> PushResultRecord? {
         guard let device = delivery.device else {
             PushJobMetrics.recorded("skipped")
-            return PushJobOutcome(
+            return PushResultRecord(
                 deviceID: delivery.deviceID, status: "skipped", reason: "unregistered", serviceID: nil)
         }
         let result = await budget.withSlot(for: device.provider) { () -> PushResult? in
@@ -105,14 +105,14 @@ extension PushJobWorker {
         }
         guard let result = result ?? nil else { return nil }
         PushJobMetrics.recorded(result.status.rawValue)
-        return PushJobOutcome(
+        return PushResultRecord(
             deviceID: delivery.deviceID, status: result.status.rawValue, reason: result.reason,
             serviceID: result.service_id)
     }
 
     /// Records outcomes, retrying a failed write while the lease still holds: an outcome not
     /// recorded means its push is sent again once the lease runs out.
-    private func record(_ outcomes: [PushJobOutcome], of claim: PushJobClaim, job: String) async {
+    private func record(_ outcomes: [PushResultRecord], of claim: PushJobClaim, job: String) async {
         let giveUp = ContinuousClock.now + context.pushJobs.settings.lease
         while true {
             do {

@@ -54,7 +54,7 @@ public struct PushJobClaim: Sendable {
 }
 
 /// One device's outcome, as a worker records it.
-public struct PushJobOutcome: Sendable {
+public struct PushResultRecord: Sendable {
     public let deviceID: Int64
     /// `sent`, `token_invalid`, `rejected`, `failed`, `expired` or `skipped`.
     public let status: String

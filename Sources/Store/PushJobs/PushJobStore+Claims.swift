@@ -106,7 +106,7 @@ extension PushJobStore {
     /// statement. A device whose lease ran out and was claimed again by another worker is not
     /// recorded here (its push was sent twice; the later claim's outcome counts). The job is
     /// `done` when nothing is pending any more.
-    public func record(job: String, claim: Int64, outcomes: [PushJobOutcome]) async throws {
+    public func record(job: String, claim: Int64, outcomes: [PushResultRecord]) async throws {
         guard !outcomes.isEmpty else { return }
         try await StoreFailure.translating {
             try await pool.withConnection { connection in

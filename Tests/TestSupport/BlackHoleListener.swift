@@ -1,13 +1,12 @@
 import Foundation
-import TestSupport
 
 /// A TCP port on 127.0.0.1 that takes connections (the kernel completes them into the backlog)
 /// and never answers a byte: a service that has stopped answering, so a client waits there.
-final class BlackHoleListener: Sendable {
-    let port: Int
+public final class BlackHoleListener: Sendable {
+    public let port: Int
     private let descriptor: Int32
 
-    init() throws {
+    public init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
         var address = sockaddr_in()
