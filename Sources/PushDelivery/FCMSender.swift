@@ -52,11 +52,12 @@ public final class FCMSender: Sendable {
         if let problem = FCMMessageRules.problems(in: .object(message)).first {
             return DeliveryResult(status: .rejected(reason: "\(problem.field) \(problem.message)"), attempts: 0)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let messageBytes = try? encoder.encode(JSONValue.object(message)),
-            PayloadLimit.fits(messageBytes.count, .fcm)
-        else { return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0) }
+        // PushRequest's JSON writer, not JSONEncoder: the same bytes at a fraction of the CPU, on
+        // every push. It writes nothing for what JSON cannot hold (a NaN), which no limit fits.
+        let messageBytes = PushRequest.compactJSON(.object(message))
+        guard !messageBytes.isEmpty, PayloadLimit.fits(messageBytes.count, .fcm) else {
+            return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
+        }
         var deadline = deadline
         // `0s` is FCM's "now or never", not an empty window.
         let expiry = message["android"]?.objectValue?["ttl"]?.stringValue.flatMap(FCMTTL.parse).flatMap {
@@ -72,9 +73,8 @@ public final class FCMSender: Sendable {
                 message["android"] = .object(android)
             }
             message["token"] = .string(token)
-            guard let body = try? encoder.encode(["message": JSONValue.object(message)]) else {
-                return .rejected(reason: "PayloadTooLarge")
-            }
+            let body = PushRequest.compactJSON(.object(["message": .object(message)]))
+            guard !body.isEmpty else { return .rejected(reason: "PayloadTooLarge") }
             let bearer: String
             do {
                 bearer = try await accessToken.token(timeout: timeout)
@@ -85,7 +85,7 @@ public final class FCMSender: Sendable {
             guard left > .zero else { throw .timedOut }
             let request = PushHTTPRequest(
                 path: path, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")],
-                body: Array(body))
+                body: body)
             let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = FCMAnswer(
