@@ -1,26 +1,25 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
 /// One TLS connection speaking HTTP/2 to a push service, carrying many requests at once, one
-/// stream each.
+/// stream each (`PushStreamHandler`).
 final class HTTP2Connection: Sendable {
     let endpoint: PushEndpoint
     private let channel: any Channel
-    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let streams: NIOLoopBound<PushStreamHandler>
     private let health: NIOLoopBound<ConnectionHealthHandler>
     private let state: NIOLockedValueBox<ConnectionState>
 
     private init(
-        endpoint: PushEndpoint, channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        endpoint: PushEndpoint, channel: any Channel, streams: NIOLoopBound<PushStreamHandler>,
         health: NIOLoopBound<ConnectionHealthHandler>, state: NIOLockedValueBox<ConnectionState>
     ) {
         self.endpoint = endpoint
         self.channel = channel
-        self.multiplexer = multiplexer
+        self.streams = streams
         self.health = health
         self.state = state
     }
@@ -35,11 +34,11 @@ final class HTTP2Connection: Sendable {
         let state = NIOLockedValueBox(ConnectionState())
         let serverName = endpoint.host.isIPAddress ? nil : endpoint.host
         let channel: any Channel
-        let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+        let streams: NIOLoopBound<PushStreamHandler>
         let ready: EventLoopFuture<Void>
         let health: NIOLoopBound<ConnectionHealthHandler>
         do {
-            (channel, multiplexer, ready, health) = try await ClientBootstrap(group: group)
+            (channel, streams, ready, health) = try await ClientBootstrap(group: group)
                 .connectTimeout(TimeAmount(timeout))
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: endpoint.host, port: endpoint.port) { channel in
@@ -55,16 +54,15 @@ final class HTTP2Connection: Sendable {
                         try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                         try operations.addHandler(TLSHandshakeObserver(ready: ready))
                         try operations.addHandler(FlushCoalescer())
-                        let multiplexer = try operations.configureHTTP2Pipeline(
-                            mode: .client, connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration(),
-                            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
-                        ) { $0.eventLoop.makeSucceededVoidFuture() }
+                        try operations.addHandler(NIOHTTP2Handler(mode: .client))
+                        let streams = PushStreamHandler(authority: endpoint.authority, state: state)
+                        try operations.addHandler(streams)
                         try operations.addHandler(ConnectionObserver(state: state, ready: ready))
                         channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                             ready.fail(ConnectionFailure.connect("TLS or HTTP/2 setup timed out"))
                         }
                         return (
-                            channel, multiplexer, ready.futureResult,
+                            channel, NIOLoopBound(streams, eventLoop: channel.eventLoop), ready.futureResult,
                             NIOLoopBound(health, eventLoop: channel.eventLoop)
                         )
                     }
@@ -78,8 +76,7 @@ final class HTTP2Connection: Sendable {
             channel.close(promise: nil)
             throw (error as? ConnectionFailure) ?? .connect("\(error)")
         }
-        return HTTP2Connection(
-            endpoint: endpoint, channel: channel, multiplexer: multiplexer, health: health, state: state)
+        return HTTP2Connection(endpoint: endpoint, channel: channel, streams: streams, health: health, state: state)
     }
 
     /// Takes one of the connection's streams if it has one free (or, `evenIfFull`, if it is not
@@ -134,49 +131,19 @@ final class HTTP2Connection: Sendable {
         defer { releaseStream() }
         let eventLoop = channel.eventLoop
         let promise = eventLoop.makePromise(of: PushHTTPResponse.self)
-        let written = NIOLockedValueBox(false)
-        let deadline = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
-            promise.fail(ConnectionFailure.timedOut)
-        }
-        let authority = endpoint.authority
-        multiplexer.createStreamChannel { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-            }
-        }.whenComplete { result in
-            switch result {
-            case .failure:
-                promise.fail(ConnectionFailure.closed)
-            case .success(let stream):
-                promise.futureResult.whenFailure { _ in stream.close(promise: nil) }
-                // Frames written directly: no HTTP/1 view of the stream to build and translate back.
-                var headers = HPACKHeaders([
-                    (":method", "POST"), (":scheme", "https"), (":path", request.path), (":authority", authority),
-                ])
-                for (name, value) in request.headers { headers.add(name: name, value: value) }
-                headers.add(name: "content-length", value: String(request.body.count))
-                stream.write(HTTP2Frame.FramePayload.headers(.init(headers: headers)), promise: nil)
-                let body = HTTP2Frame.FramePayload.Data(
-                    data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
-                stream.writeAndFlush(HTTP2Frame.FramePayload.data(body)).whenComplete { result in
-                    switch result {
-                    case .success: written.withLockedValue { $0 = true }
-                    case .failure: promise.fail(ConnectionFailure.closed)
-                    }
-                }
-            }
+        let streams = self.streams
+        if eventLoop.inEventLoop {
+            streams.value.start(request, timeout: TimeAmount(timeout), promise: promise)
+        } else {
+            eventLoop.execute { streams.value.start(request, timeout: TimeAmount(timeout), promise: promise) }
         }
         let failure: ConnectionFailure
         do {
-            let response = try await promise.futureResult.get()
-            deadline.cancel()
-            return response
+            return try await promise.futureResult.get()
         } catch {
-            deadline.cancel()
-            failure = (error as? ConnectionFailure) ?? .lost
-        }
-        guard written.withLockedValue({ $0 }) else {
-            throw failure == .timedOut ? .timedOut : .closed
+            let stream = (error as? PushStreamHandler.Failure) ?? .init(reason: .lost, written: true)
+            guard stream.written else { throw stream.reason == .timedOut ? .timedOut : .closed }
+            failure = stream.reason
         }
         switch failure {
         case .timedOut:

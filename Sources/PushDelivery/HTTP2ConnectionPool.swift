@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import Waiting
@@ -7,6 +8,9 @@ import Waiting
 /// is out of streams (up to `maximumConnections`). Retired connections (GOAWAY, closed, found
 /// dead by `ConnectionHealth`) are dropped before every choice, so a request resent after its
 /// connection was lost goes to another one, opened if need be.
+///
+/// A request that finds a free stream on an open connection takes it without entering the actor
+/// (`usable`): two hops on and off the actor per push cost more than the push's own framing.
 actor HTTP2ConnectionPool {
     let endpoint: PushEndpoint
     private let tls: NIOSSLContext
@@ -16,7 +20,11 @@ actor HTTP2ConnectionPool {
     private let pingInterval: Duration
     private let pingTimeout: Duration
     private var isClosed = false
-    private var connections: [HTTP2Connection] = []
+    private var connections: [HTTP2Connection] = [] {
+        didSet { usable.withLockedValue { $0 = isClosed ? [] : connections } }
+    }
+    /// `connections`, readable without the actor; empty once closed.
+    private let usable = NIOLockedValueBox<[HTTP2Connection]>([])
     /// One connect at a time; the requests waiting for it, each until its own deadline.
     private var isConnecting = false
     private let waiters = WaiterQueue<Void, Void, HTTP2Connection>(
@@ -48,10 +56,13 @@ actor HTTP2ConnectionPool {
     /// `ConnectionFailure` when there is no answer; the caller's retry rules decide what next.
     /// `pushDeadline`, the end of the whole push, bounds the wait to learn whether an unanswered
     /// request's connection is dead (`HTTP2Connection.send`).
-    func send(_ request: PushHTTPRequest, timeout: Duration, pushDeadline: ContinuousClock.Instant? = nil)
+    nonisolated func send(_ request: PushHTTPRequest, timeout: Duration, pushDeadline: ContinuousClock.Instant? = nil)
         async throws(ConnectionFailure) -> PushHTTPResponse
     {
         let deadline = ContinuousClock.now + timeout
+        if let free = usable.withLockedValue({ $0 }).first(where: { $0.reserveStream() }) {
+            return try await free.send(request, timeout: timeout, pushDeadline: pushDeadline ?? deadline)
+        }
         let connection = try await leaseStream(before: deadline)
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else {
@@ -139,6 +150,7 @@ actor HTTP2ConnectionPool {
     /// connections close, so a sender replaced by a key rotation does not cut its pushes.
     func close(grace: Duration = .zero) async {
         isClosed = true
+        usable.withLockedValue { $0 = [] }
         resumeWaiters(with: .failure(.closed))
         let deadline = ContinuousClock.now + grace
         for connection in connections { await connection.drained(before: deadline) }

@@ -12,7 +12,10 @@
 #   (4) kill -9: a second job, to the FCM half of BENCH_FANOUT_CRASH_DEVICES (200,000) more
 #       devices, the service killed a third of the way, started again: restart → ready, and kill → the job moving again
 #       (a dead instance's lease runs out), and whether it finished with every device sent.
-# Environment: BENCH_FANOUT_DEVICES=1000000 BENCH_FANOUT_CRASH_DEVICES=200000; PUSH_JOB_* pass through.
+# Environment: BENCH_FANOUT_DEVICES=1000000 BENCH_FANOUT_CRASH_DEVICES=200000 (0 skips (4));
+# PUSH_JOB_* pass through. BENCH_BINARY=PATH runs that build of device-registry instead of
+# building one (to compare two builds back to back); BENCH_PERF=FILE records the service with
+# `perf record -g` into FILE during (2).
 # BENCH_FANOUT_KIND=call_event makes the first job a call event instead (`call.live_started`,
 # NDJSON to POST /v1/call-events): each device's push composed in its provider's format, the
 # VoIP half skipped by the token rule.
@@ -29,7 +32,7 @@ kind=${BENCH_FANOUT_KIND:-push}
 [[ $kind == push || $kind == call_event ]] || { echo "BENCH_FANOUT_KIND is push or call_event" >&2; exit 2; }
 export LOG_LEVEL=${LOG_LEVEL:-warning}
 team=ABCDE12345 kid=XYZ987WVU6
-bin=$(registry_binary release)
+bin=${BENCH_BINARY:-$(registry_binary release)}
 bench_scratch fanout
 
 # The sink's certificates, the APNs key and the FCM service account the mock accepts.
@@ -101,6 +104,11 @@ echo "== PUSH_JOB_CONCURRENCY=${PUSH_JOB_CONCURRENCY:-32} PUSH_JOB_BATCH=${PUSH_
 
 # (1) + (2) + (3)
 service_before=$(ticks_of "$service_pid") sink_before=$(ticks_of "$mock_pid") postgres_before=$(postgres_ticks)
+sink_calls_before=$(syscalls_of "$mock_pid")
+if [[ -n ${BENCH_PERF:-} ]]; then
+  perf record -q -g -o "$BENCH_PERF" -p "$service_pid" 2>/dev/null &
+  perf_pid=$!
+fi
 if [[ $kind == push ]]; then
   body 0 "$devices" "$tmp/job.ndjson"
   location=$(post "$tmp/job.ndjson")
@@ -120,7 +128,9 @@ while :; do
   done
 done
 job=$(api GET "$location")
+[[ -n ${BENCH_PERF:-} ]] && kill -INT "$perf_pid" && wait "$perf_pid" || true
 service_ticks=$(($(ticks_of "$service_pid") - service_before)) sink_ticks=$(($(ticks_of "$mock_pid") - sink_before))
+sink_calls=$(($(syscalls_of "$mock_pid") - sink_calls_before))
 postgres_ticks=$(($(postgres_ticks) - postgres_before))
 rss_mib=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$service_pid/status")
 python3 - "$job" "$devices" "$rss_mib" "$kind" <<'PY'
@@ -140,7 +150,7 @@ PY
 # the status polls: a few hundred requests beside the job's pushes).
 pushes=$(($(field 'counts["sent"]' <<<"$job") + $(wc -l <"$tmp/ring.ms")))
 echo "    CPU µs per push: service $(us "$service_ticks" "$pushes"), postgres $(us "$postgres_ticks" "$pushes")," \
-  "$sink $(us "$sink_ticks" "$pushes"); $(load)"
+  "$sink $(us "$sink_ticks" "$pushes"); $sink system calls per 100 pushes $(per100 "$sink_calls" "$pushes"); $(load)"
 echo '{"aps":{"alert":{"title":"Live now"}},"event":"live_started"}' >"$tmp/payload.json"
 # The mock checks APNs provider tokens (and refuses a second one per key within 20 minutes): h2load
 # goes to h2o only.
@@ -151,6 +161,7 @@ sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
   printf "(3) synchronous push during the job: %d pushes, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
     NR, v[int(NR * 0.5) + 1], v[int(NR * 0.99) + 1], v[NR] }'
 
+((crash_devices > 0)) || exit 0
 # (4) kill -9 a third of the way, then start again. Its FCM devices only: a restarted process
 # signs a new APNs provider token, which APNs (and the mock) refuse within 20 minutes of the last.
 body "$devices" "$crash_devices" "$tmp/crash.ndjson" '"types":["fcm"],'

@@ -10,6 +10,9 @@ hz=$(getconf CLK_TCK)
 sink=${BENCH_SINK:-h2o}
 [[ $sink == h2o || $sink == mock ]] || { echo "BENCH_SINK is h2o or mock" >&2; exit 2; }
 ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The read and write system calls PID has made: how many pieces the sink gets a push in (a
+# sender that batches its frames into few TLS records costs the sink fewer reads per push).
+syscalls_of() { awk '/^sysc[rw]:/ { n += $2 } END { print n }' "/proc/$1/io"; }
 # The cluster's: the postmaster, its live children and the children it has reaped.
 postgres_ticks() {
   local postmaster total
@@ -20,6 +23,8 @@ postgres_ticks() {
 }
 # µs TICKS N: CPU microseconds per push for TICKS clock ticks over N pushes.
 us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t / hz / n * 1e6 : 0) }'; }
+# per100 COUNT N: COUNT per 100 of N.
+per100() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? c / n * 100 : 0) }'; }
 load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 # start_sink MOCK_ARGS…: the sink on $mock_port with make_mock_certificates' files; MOCK_ARGS
@@ -70,17 +75,20 @@ EOF
 
 # h2load_sink SECONDS PATH ARGS…: h2load (4 connections × 64 streams) posting $tmp/payload.json
 # to the sink's PATH for SECONDS with ARGS (headers); sets h2_rps, h2_ok, h2_cpu and h2_sink_cpu
-# (µs per 2xx) and prints one line.
+# (µs per 2xx) and h2_sink_calls (the sink's read and write system calls per 100 pushes) and
+# prints one line.
 h2load_sink() {
-  local before ticks out
-  before=$(ticks_of "$mock_pid")
+  local before ticks out calls_before
+  before=$(ticks_of "$mock_pid") calls_before=$(syscalls_of "$mock_pid")
   out=$(/usr/bin/time -f 'CPU %U %S' h2load -D "$1" -c 4 -m 64 -d "$tmp/payload.json" "${@:3}" \
     "https://localhost:$mock_port$2" 2>&1)
   ticks=$(($(ticks_of "$mock_pid") - before))
+  h2_sink_calls=$(($(syscalls_of "$mock_pid") - calls_before))
   h2_rps=$(grep -o 'finished in [^,]*, [0-9.]* req/s' <<<"$out" | awk '{ printf "%.0f", $(NF - 1) }')
   h2_ok=$(grep -o '^status codes: [0-9]* 2xx' <<<"$out" | awk '{ print $3 }')
   h2_cpu=$(awk -v n="${h2_ok:-0}" '/^CPU / { printf "%.0f", (n > 0 ? ($2 + $3) / n * 1e6 : 0) }' <<<"$out")
   h2_sink_cpu=$(us "$ticks" "${h2_ok:-0}")
+  h2_sink_calls=$(per100 "$h2_sink_calls" "${h2_ok:-0}")
   echo "h2load straight to the $sink sink: ${h2_rps:-?} requests/s (${h2_ok:-0} 2xx); CPU µs per push:" \
-    "h2load $h2_cpu, $sink $h2_sink_cpu; $(load)"
+    "h2load $h2_cpu, $sink $h2_sink_cpu; $sink system calls per 100 pushes $h2_sink_calls; $(load)"
 }

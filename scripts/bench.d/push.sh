@@ -12,7 +12,10 @@
 # cores the other processes leave, and CPU per push is the figure that holds still. The sink runs
 # on the same cores, so it bounds every ratio: roughly (sender's + sink's µs per push) of one over
 # the other's; h2o keeps that bound far away, the mock does not.
-# Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_AIOAPNS_PUSHES=20000.
+# Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_AIOAPNS_PUSHES=20000;
+# BENCH_BINARY=PATH runs that build of device-registry instead of building one (to compare two
+# builds back to back); BENCH_PERF=FILE records the service with `perf record -g` into FILE
+# during (1); BENCH_ONLY_API=1 stops after (1) and (2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -34,7 +37,7 @@ if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import aioapns, jwt' 2>
   python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check aioapns >&2
 fi
-bin=$(registry_binary release)
+bin=${BENCH_BINARY:-$(registry_binary release)}
 bench_scratch push
 
 # The sink's certificates, and the APNs keys the mock accepts.
@@ -68,9 +71,16 @@ echo "== $bin; $sink sink, APNs over TLS on https://localhost:$mock_port"
 # (1) The send API.
 wrk -t"$threads" -c"$connections" -d2s -s "$here/push.lua" "$base" -- "$admin" bench-user >/dev/null
 service_before=$(ticks_of "$service_pid") mock_before=$(ticks_of "$mock_pid") postgres_before=$(postgres_ticks)
+sink_calls_before=$(syscalls_of "$mock_pid")
+if [[ -n ${BENCH_PERF:-} ]]; then
+  perf record -q -g -o "$BENCH_PERF" -p "$service_pid" 2>/dev/null &
+  perf_pid=$!
+fi
 output=$(/usr/bin/time -f 'CPU %U %S' wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$here/push.lua" "$base" \
   -- "$admin" bench-user 2>&1)
+[[ -n ${BENCH_PERF:-} ]] && kill -INT "$perf_pid" && wait "$perf_pid" || true
 service_ticks=$(($(ticks_of "$service_pid") - service_before)) mock_ticks=$(($(ticks_of "$mock_pid") - mock_before))
+sink_calls=$(($(syscalls_of "$mock_pid") - sink_calls_before))
 postgres_ticks=$(($(postgres_ticks) - postgres_before))
 line=$(grep '^BENCH ' <<<"$output") || { echo "$output" >&2; exit 1; }
 declare -A f=()
@@ -85,7 +95,8 @@ api_cpu=$(($(us "$service_ticks" "${f[requests]}") + $(us "$mock_ticks" "${f[req
   $(us "$postgres_ticks" "${f[requests]}") + wrk_cpu))
 echo "(1) POST /v1/push, $connections concurrent: $api_rps pushes/s, p50 $api_p50 ms, p99 $api_p99 ms," \
   "errors $api_errors, peak RSS $rss_mib MiB; CPU µs per push: service $(us "$service_ticks" "${f[requests]}")," \
-  "postgres $(us "$postgres_ticks" "${f[requests]}"), $sink $(us "$mock_ticks" "${f[requests]}"), wrk $wrk_cpu; $(load)"
+  "postgres $(us "$postgres_ticks" "${f[requests]}"), $sink $(us "$mock_ticks" "${f[requests]}"), wrk $wrk_cpu;" \
+  "$sink system calls per 100 pushes $(per100 "$sink_calls" "${f[requests]}"); $(load)"
 
 # (2) h2load: the same request straight to the sink (4 connections × 64 streams).
 jwt=$(.venv/bin/python "$here/push_tools.py" jwt "$tmp/H2Key.p8" "$team" "$h2_kid")
@@ -93,6 +104,7 @@ echo '{"aps":{},"call_id":"bench"}' >"$tmp/payload.json"
 echo -n "(2) " && h2load_sink "$seconds" "/3/device/$token" -H "authorization: bearer $jwt" \
   -H 'apns-push-type: voip' -H 'apns-topic: com.example.app.voip' -H 'apns-priority: 10' -H 'content-type: application/json'
 h2_total_cpu=$((h2_cpu + h2_sink_cpu))
+[[ -n ${BENCH_ONLY_API:-} ]] && exit 0
 
 # (3) aioapns.
 mock_before=$(ticks_of "$mock_pid")

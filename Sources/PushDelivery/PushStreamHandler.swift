@@ -1,0 +1,186 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// Sits after the HTTP/2 handler and carries each request on a stream of its own as frames
+/// written and read here, with no channel per stream: a stream channel (its pipeline, its
+/// promises, its multiplexer bookkeeping) cost more CPU than the push it carried. Frames of the
+/// connection itself (SETTINGS, PING, GOAWAY) go on to `ConnectionObserver`.
+///
+/// A request's promise succeeds with the first final HEADERS and the DATA up to END_STREAM. It
+/// fails with a `Failure`: `.closed` when the server left the stream unprocessed
+/// (REFUSED_STREAM, or a GOAWAY below it, which NIO reports as CANCEL), `.timedOut` at its
+/// timeout (the stream is then reset, so a late answer is never mistaken for another's), and
+/// `.lost` otherwise (reset, connection lost); each saying whether the request had been fully
+/// written, which `HTTP2Connection.send` needs to tell "not sent" from "maybe delivered".
+final class PushStreamHandler: ChannelDuplexHandler {
+    /// Why a stream brought no answer, and whether its request had been fully written.
+    struct Failure: Error {
+        let reason: ConnectionFailure
+        let written: Bool
+    }
+
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private struct Stream {
+        let promise: EventLoopPromise<PushHTTPResponse>
+        var timeout: Scheduled<Void>?
+        var written = false
+        var response: PushHTTPResponse?
+    }
+
+    /// Half the connection's initial receive window (65,535 bytes, which only WINDOW_UPDATE
+    /// raises): read this much and the server is given it back. A stream's own window is never
+    /// given back: a push service's answers are a few hundred bytes, and the stream ends with it.
+    private static let windowUpdateThreshold = 32 * 1024
+
+    private let authority: String
+    private let state: NIOLockedValueBox<ConnectionState>
+    private var context: ChannelHandlerContext?
+    private var streams: [HTTP2StreamID: Stream] = [:]
+    private var nextStreamID = 1
+    private var unacknowledgedBytes = 0
+
+    init(authority: String, state: NIOLockedValueBox<ConnectionState>) {
+        self.authority = authority
+        self.state = state
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failAll(.lost)
+        self.context = nil
+    }
+
+    /// Writes `request` on a new stream and completes `promise` with its answer (see the type).
+    func start(_ request: PushHTTPRequest, timeout: TimeAmount, promise: EventLoopPromise<PushHTTPResponse>) {
+        guard let context, context.channel.isActive, nextStreamID <= Int(HTTP2StreamID.maxID) else {
+            // Client stream ids are odd and never reused: a connection that ran out of them retires.
+            if nextStreamID > Int(HTTP2StreamID.maxID) { state.withLockedValue { $0.retired = true } }
+            return promise.fail(Failure(reason: .closed, written: false))
+        }
+        let id = HTTP2StreamID(nextStreamID)
+        nextStreamID += 2
+        let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            guard let stream = streams.removeValue(forKey: id) else { return }
+            stream.promise.fail(Failure(reason: .timedOut, written: stream.written))
+            self.context?.writeAndFlush(
+                wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.cancel))), promise: nil)
+        }
+        streams[id] = Stream(promise: promise, timeout: deadline)
+
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(5 + request.headers.count)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":path", value: request.path)
+        headers.add(name: ":authority", value: authority)
+        for (name, value) in request.headers { headers.add(name: name, value: value) }
+        headers.add(name: "content-length", value: String(request.body.count))
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: nil)
+        let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { [self] result in
+            switch result {
+            case .success: streams[id]?.written = true
+            case .failure: fail(id, .closed)
+            }
+        }
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(body))), promise: written)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        guard frame.streamID != .rootStream else { return context.fireChannelRead(data) }
+        switch frame.payload {
+        case .headers(let headers):
+            // The first final HEADERS is the response; a later one is trailers, which push services do not send.
+            if streams[frame.streamID]?.response == nil,
+                let status = headers.headers.first(name: ":status").flatMap({ Int($0) }), status >= 200
+            {
+                streams[frame.streamID]?.response = PushHTTPResponse(
+                    status: status,
+                    headers: headers.headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) },
+                    body: [])
+            }
+            if headers.endStream { complete(frame.streamID) }
+        case .data(let body):
+            unacknowledgedBytes += body.data.readableBytes + (body.paddingBytes ?? 0)
+            if case .byteBuffer(let buffer) = body.data, buffer.readableBytes > 0 {
+                streams[frame.streamID]?.response?.body += buffer.readableBytesView
+            }
+            if body.endStream { complete(frame.streamID) }
+        default:
+            break  // A RST_STREAM arrives as a `StreamClosedEvent` too.
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unacknowledgedBytes >= Self.windowUpdateThreshold {
+            let increment = unacknowledgedBytes
+            unacknowledgedBytes = 0
+            context.writeAndFlush(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
+                promise: nil)
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent {
+            // Closed before its answer ended. NIO closes the streams a GOAWAY left out with
+            // CANCEL (its documentation says REFUSED_STREAM, which a server may also send
+            // itself): either way, not processed.
+            let code = closed.reason
+            fail(closed.streamID, code == .refusedStream || code == .cancel ? .closed : .lost)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A stream's own error ends that stream only; any other ends the connection (`ConnectionObserver`).
+        guard let streamError = error as? NIOHTTP2Errors.StreamError else { return context.fireErrorCaught(error) }
+        let code = (streamError.baseError as? NIOHTTP2Errors.StreamClosed)?.errorCode
+        fail(streamError.streamID, code == .refusedStream || code == .cancel ? .closed : .lost)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        failAll(.lost)
+        context.fireChannelInactive()
+    }
+
+    /// Stream `id` ended: its request gets the answer, or `.lost` when no final HEADERS came.
+    private func complete(_ id: HTTP2StreamID) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.timeout?.cancel()
+        guard let response = stream.response else {
+            return stream.promise.fail(Failure(reason: .lost, written: stream.written))
+        }
+        stream.promise.succeed(response)
+    }
+
+    /// Stream `id` ended without its answer (a no-op when it was already completed).
+    private func fail(_ id: HTTP2StreamID, _ reason: ConnectionFailure) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.timeout?.cancel()
+        stream.promise.fail(Failure(reason: reason, written: stream.written))
+    }
+
+    private func failAll(_ failure: ConnectionFailure) {
+        let open = streams
+        streams.removeAll()
+        for stream in open.values {
+            stream.timeout?.cancel()
+            stream.promise.fail(Failure(reason: failure, written: stream.written))
+        }
+    }
+}
