@@ -2,14 +2,21 @@
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
+    /// Iterated as one contiguous buffer: a caller in another module gets this generic function
+    /// unspecialized, and iterating its collection element by element allocated once per byte
+    /// (32 allocations for the API key hash that authenticates every request).
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
+        bytes.withContiguousStorageIfAvailable(encode(buffer:)) ?? Array(bytes).withUnsafeBufferPointer(encode(buffer:))
+    }
+
+    private static func encode(buffer: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: buffer.count * 2) { output in
+            for (index, byte) in buffer.enumerated() {
+                output[2 * index] = digits[Int(byte >> 4)]
+                output[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+            return buffer.count * 2
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Accepts either case; nil for odd length or a non-hex character.

@@ -1,9 +1,9 @@
 import NIOCore
 
-/// Runs a connection's task on the event loop that owns its channel. Without it every request
-/// hops from the loop to the global executor and back (two thread wake-ups each way), which on
-/// two cores cost more CPU than the handlers themselves. Handlers never block: database work runs
-/// on the pool's own threads.
+/// Runs a request's handler task on the event loop that owns its connection. Without it every
+/// request hops from the loop to the global executor and back (two thread wake-ups each way),
+/// which on two cores cost more CPU than the handlers themselves. Handlers never block: database
+/// work runs on the pool's own threads.
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 

@@ -2,8 +2,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The channel handlers of one connection, head to tail:
-/// framing guard → HTTP decoder / encoder → connection state → NIOAsyncChannel.
+/// The channel handlers of one connection, head to tail: framing guard → HTTP decoder /
+/// encoder → connection state; the server adds the ``HTTPConnectionHandler`` that answers.
 enum HTTPPipeline {
     static func configure(_ channel: any Channel, configuration: HTTPServerConfiguration, logger: Logger) throws {
         let limits = RequestFramer.Limits(

@@ -47,7 +47,7 @@ public final class HTTPServer: Service, Sendable {
 
     public func run() async throws {
         let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
-        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        let server: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             server = try await bind(quiescing: quiescing)
         } catch {
@@ -65,11 +65,10 @@ public final class HTTPServer: Service, Sendable {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { group in
                     try await server.executeThenClose { inbound in
+                        // A connection is answered by its HTTPConnectionHandler; its task here only
+                        // waits for it to end, so that run() returns after the last handler did.
                         for try await connection in inbound {
-                            let executor = EventLoopTaskExecutor(eventLoop: connection.channel.eventLoop)
-                            group.addTask(executorPreference: executor) {
-                                await HTTPConnection(channel: connection, context: self.context).serve()
-                            }
+                            group.addTask { await connection.waitUntilEnded() }
                         }
                     }
                     // Accepting has stopped. In-flight requests get the grace period; then their
@@ -100,10 +99,9 @@ public final class HTTPServer: Service, Sendable {
         context.logger.info("http server stopped")
     }
 
-    private func bind(quiescing: ServerQuiescingHelper) async throws -> NIOAsyncChannel<
-        NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never
-    > {
+    private func bind(quiescing: ServerQuiescingHelper) async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let configuration = self.configuration
+        let context = self.context
         let connections = self.connections
         let logger = context.logger
         return try await ServerBootstrap(group: eventLoopGroup)
@@ -121,8 +119,9 @@ public final class HTTPServer: Service, Sendable {
             .bind(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try HTTPPipeline.configure(channel, configuration: configuration, logger: logger)
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
+                    let connection = HTTPConnectionHandler(server: context, finished: channel.eventLoop.makePromise())
+                    try channel.pipeline.syncOperations.addHandler(connection)
+                    return connection.accepted
                 }
             }
     }

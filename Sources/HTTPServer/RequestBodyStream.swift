@@ -1,6 +1,5 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
 
 /// Why iterating a ``RequestBodyStream`` failed.
 public enum RequestBodyError: Error, Sendable, Equatable {
@@ -14,9 +13,9 @@ public enum RequestBodyError: Error, Sendable, Equatable {
 
 /// The body of a `.streamed` route, as it arrives. Iterate it once, within the handler.
 ///
-/// Reading is driven by iteration: bytes are only read from the socket as the handler asks for
-/// them (NIOAsyncChannel's watermarks stop socket reads when it falls behind), so a slow
-/// consumer slows the client instead of filling memory. The route's body limit is enforced.
+/// Reading is driven by iteration: the connection stops reading the socket while a few pieces
+/// wait unread and reads again once the handler has taken them, so a slow consumer slows the
+/// client instead of filling memory. The route's body limit is enforced.
 public struct RequestBodyStream: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
 
@@ -48,23 +47,8 @@ public struct RequestBodyStream: AsyncSequence, Sendable {
     }
 }
 
-/// The connection's request parts, shared by the connection loop and a handler's body stream.
-///
-/// `@unchecked Sendable` because the iterator is not: the connection loop and the body stream
-/// take turns (the loop waits for the handler), and ``RequestBodySource`` refuses overlap.
-final class RequestPartReader: @unchecked Sendable {
-    private var iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
-
-    init(_ iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator) {
-        self.iterator = iterator
-    }
-
-    func next() async throws -> HTTPServerRequestPart? {
-        try await iterator.next()
-    }
-}
-
-/// Hands out the body parts of one request and remembers how that ended.
+/// The body of one streamed request, handed from the connection's event loop (``deliver(_:)``,
+/// ``finish()``, ``fail(_:)``) to the handler that iterates it (``next()``), and how that ended.
 final class RequestBodySource: Sendable {
     enum Outcome {
         /// The whole body was read.
@@ -74,77 +58,126 @@ final class RequestBodySource: Sendable {
         case failed(any Error)
     }
 
-    private enum State {
-        case idle, reading, finished
+    private enum End {
+        case finished
         case failed(any Error)
-        case detached
     }
 
-    private let reader: RequestPartReader
+    private struct State {
+        var pieces = CircularBuffer<ByteBuffer>()
+        var end: End?
+        var waiter: UnsafeContinuation<ByteBuffer?, any Error>?
+        var received = 0
+        /// The connection stopped reading the socket until the pieces are taken.
+        var readingPaused = false
+        var detached = false
+    }
+
+    /// Pieces waiting before the connection stops reading the socket.
+    static let maxWaitingPieces = 4
+
     private let limit: Int?
-    private let state = NIOLockedValueBox<(state: State, received: Int)>((.idle, 0))
+    /// Asks the connection to read the socket again; called once the waiting pieces are taken.
+    private let resumeReading: @Sendable () -> Void
+    private let state = NIOLockedValueBox(State())
 
-    init(reader: RequestPartReader, limit: Int?) {
-        self.reader = reader
+    init(limit: Int?, resumeReading: @escaping @Sendable () -> Void) {
         self.limit = limit
+        self.resumeReading = resumeReading
     }
 
+    /// The next piece; nil at the end of the body.
     func next() async throws -> ByteBuffer? {
-        let alreadyFinished = try state.withLockedValue { value in
-            switch value.state {
-            case .idle:
-                value.state = .reading
-                return false
-            case .finished:
-                return true
-            case .reading, .detached:
-                throw RequestBodyError.misuse
-            case .failed(let error):
-                throw error
-            }
-        }
-        if alreadyFinished { return nil }
-
-        let part: HTTPServerRequestPart?
-        do {
-            part = try await reader.next()
-        } catch {
-            throw fail(error)
-        }
-        switch part {
-        case .body(let buffer):
-            return try state.withLockedValue { value in
-                value.received += buffer.readableBytes
-                if let limit, value.received > limit {
-                    value.state = .failed(RequestBodyError.tooLarge(limit: limit))
-                    throw RequestBodyError.tooLarge(limit: limit)
+        try await withUnsafeThrowingContinuation { continuation in
+            // nil: wait for the connection to deliver.
+            let (answer, resume) = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>?, Bool) in
+                if state.detached || state.waiter != nil { return (.failure(RequestBodyError.misuse), false) }
+                if let piece = state.pieces.popFirst() {
+                    let resume = state.readingPaused && state.pieces.isEmpty
+                    if resume { state.readingPaused = false }
+                    return (.success(piece), resume)
                 }
-                if case .reading = value.state { value.state = .idle }
-                return buffer
+                switch state.end {
+                case .finished: return (.success(nil), false)
+                case .failed(let error): return (.failure(error), false)
+                case nil:
+                    state.waiter = continuation
+                    let resume = state.readingPaused
+                    state.readingPaused = false
+                    return (nil, resume)
+                }
             }
-        case .end:
-            state.withLockedValue { $0.state = .finished }
-            return nil
-        case .head, nil:
-            throw fail(RequestBodyError.incomplete)
+            if resume { resumeReading() }
+            if let answer { continuation.resume(with: answer) }
         }
     }
 
-    private func fail(_ error: any Error) -> any Error {
-        state.withLockedValue { $0.state = .failed(error) }
-        return error
+    /// Hands over a piece that arrived; false when the connection should stop reading the socket
+    /// until ``next()`` has taken the waiting pieces (and calls `resumeReading`).
+    func deliver(_ piece: ByteBuffer) -> Bool {
+        let (waiter, failure, keepReading) = state.withLockedValue {
+            state -> (UnsafeContinuation<ByteBuffer?, any Error>?, (any Error)?, Bool) in
+            guard state.end == nil, !state.detached else { return (nil, nil, false) }
+            state.received += piece.readableBytes
+            if let limit, state.received > limit {
+                let error = RequestBodyError.tooLarge(limit: limit)
+                state.end = .failed(error)
+                defer { state.waiter = nil }
+                return (state.waiter, error, false)
+            }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, nil, true)
+            }
+            state.pieces.append(piece)
+            if state.pieces.count >= Self.maxWaitingPieces { state.readingPaused = true }
+            return (nil, nil, !state.readingPaused)
+        }
+        if let failure {
+            waiter?.resume(throwing: failure)
+        } else {
+            waiter?.resume(returning: piece)
+        }
+        return keepReading
+    }
+
+    /// The body ended.
+    func finish() {
+        end(.finished)
+    }
+
+    /// The body broke off: the connection failed or closed before its end.
+    func fail(_ error: any Error) {
+        end(.failed(error))
+    }
+
+    private func end(_ end: End) {
+        let waiter = state.withLockedValue { state -> UnsafeContinuation<ByteBuffer?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = end
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        switch end {
+        case .finished: waiter?.resume(returning: nil)
+        case .failed(let error): waiter?.resume(throwing: error)
+        }
     }
 
     /// Ends the handler's access and reports how far the body got.
     func detach() -> Outcome {
-        state.withLockedValue { value in
-            switch value.state {
-            case .finished: return .complete
-            case .failed(let error): return .failed(error)
-            case .idle, .reading, .detached:
-                value.state = .detached
-                return .unfinished
+        let (outcome, waiter) = state.withLockedValue {
+            state -> (Outcome, UnsafeContinuation<ByteBuffer?, any Error>?) in
+            state.detached = true
+            defer { state.waiter = nil }
+            switch state.end {
+            case .finished: return (.complete, state.waiter)
+            case .failed(let error): return (.failed(error), state.waiter)
+            case nil: return (.unfinished, state.waiter)
             }
         }
+        // A task still iterating after the handler returned is misuse; it must not hang.
+        waiter?.resume(throwing: RequestBodyError.misuse)
+        return outcome
     }
 }

@@ -153,9 +153,9 @@ struct RequestFramer {
         headerBytes = 0
         headerCount = 0
         line.removeAll(keepingCapacity: true)
-        contentLengths.removeAll()
-        transferEncodings.removeAll()
-        hosts.removeAll()
+        contentLengths.removeAll(keepingCapacity: true)
+        transferEncodings.removeAll(keepingCapacity: true)
+        hosts.removeAll(keepingCapacity: true)
         isHTTP10 = false
     }
 
@@ -164,11 +164,15 @@ struct RequestFramer {
     /// the version for the Host and Transfer-Encoding rules. The decoder validates the parts.
     private mutating func requestLineEnded() -> RequestRejection? {
         defer { line.removeAll(keepingCapacity: true) }
-        let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+        // Found in place rather than split: a request line per request, no array of parts.
+        let space = UInt8(ascii: " ")
+        guard let first = line.firstIndex(of: space), first > 0,
+            let second = line[(first + 1)...].firstIndex(of: space), second > first + 1,
+            second + 1 < line.count, !line[(second + 1)...].contains(space)
+        else {
             return .malformed("The request line must be: method, one space, target, one space, version.")
         }
-        isHTTP10 = parts[2].elementsEqual("HTTP/1.0".utf8)
+        isHTTP10 = line[(second + 1)...].elementsEqual("HTTP/1.0".utf8)
         return nil
     }
 
@@ -186,16 +190,31 @@ struct RequestFramer {
         if line[..<colon].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
             return .malformed("Whitespace between a header name and its colon.")
         }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        guard name == "content-length" || name == "transfer-encoding" || name == "host" else { return nil }
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
-            .trimmingASCIIWhitespace()
-        switch name {
-        case "content-length": contentLengths.append(value)
-        case "transfer-encoding": transferEncodings.append(value)
-        default: hosts.append(value)
+        // Compared as bytes: only the three framing headers become strings, not every header.
+        let name = line[..<colon]
+        let value = line[(colon + 1)...]
+        if Self.isName(name, "content-length") {
+            contentLengths.append(Self.text(value))
+        } else if Self.isName(name, "transfer-encoding") {
+            transferEncodings.append(Self.text(value))
+        } else if Self.isName(name, "host") {
+            hosts.append(Self.text(value))
         }
         return nil
+    }
+
+    private static func text(_ value: ArraySlice<UInt8>) -> String {
+        String(decoding: value, as: UTF8.self).trimmingASCIIWhitespace()
+    }
+
+    /// Whether a header name is `lowercaseName`, in any case.
+    private static func isName(_ name: ArraySlice<UInt8>, _ lowercaseName: StaticString) -> Bool {
+        guard name.count == lowercaseName.utf8CodeUnitCount else { return false }
+        return lowercaseName.withUTF8Buffer { expected in
+            zip(name, expected).allSatisfy { byte, lower in
+                byte == lower || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == lower)
+            }
+        }
     }
 
     private mutating func endHead() -> RequestRejection? {
