@@ -71,11 +71,15 @@ extension PushJobStore {
                     ).rows.first
                 guard let batch else { return PushJobClaim(job: job, batch: 0, number: number, deliveries: []) }
                 let first = Int64(try batch.int("first_device"))
-                // The batch's recipients without an outcome yet: all of a new batch's.
+                // The batch's recipients without an outcome yet: all of a new batch's. Each device is
+                // looked up by its key (a LATERAL with LIMIT is never flattened into a join, whose
+                // plan the planner may pick from stale statistics): as a plain join, the fan-out
+                // bench measured 45 ms per claim for this statement, 90 µs per push.
                 let rows = try connection.queryPrepared(
                     """
                     SELECT r.device_id AS delivery_device, \(Self.deviceColumns) FROM push_job_deliveries r
-                      LEFT JOIN devices dev ON dev.id = r.device_id AND dev.user_id = r.user_id
+                      LEFT JOIN LATERAL (
+                          SELECT * FROM devices d WHERE d.id = r.device_id AND d.user_id = r.user_id LIMIT 1) dev ON true
                      WHERE r.job_id = $1 AND r.job_created_at = \(Self.jobDay) AND r.device_id BETWEEN $2 AND $3
                        AND r.device_id <> ALL (coalesce(
                            (SELECT device_ids FROM push_job_batches WHERE job_id = $1 AND first_device = $2), '{}'))
