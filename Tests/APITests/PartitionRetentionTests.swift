@@ -52,7 +52,7 @@ import Testing
     }
 
     /// Jobs 10 and 9 days old (one of the latter still live), one live job today, each with three
-    /// claimed or pending rows; a call event per day for ten days; then the day partitions of
+    /// recipients in one batch (claimed for the live ones, recorded for the others); a call event per day for ten days; then the day partitions of
     /// those days, which take their rows out of the default partition.
     static func seed(_ connection: PostgresConnection) throws {
         try connection.execute(
@@ -65,11 +65,17 @@ import Testing
                    ('\(doneBesideLiveJob)', 'push', '{}', 'done', now() - interval '9 days',
                     now() - interval '9 days', now() - interval '9 days', 3, 0, 3),
                    ('\(liveJob)', 'push', '{}', 'running', now(), now() + interval '1 hour', NULL, 3, 3, 0);
-            INSERT INTO push_job_deliveries (job_id, device_id, user_id, status, claim, claimed_until, job_created_at)
-            SELECT j.id, n, 'user' || n, CASE WHEN j.status = 'done' THEN 'sent' ELSE 'pending' END,
-                   CASE WHEN n = 1 AND j.status = 'running' THEN 7 END,
-                   CASE WHEN n = 1 AND j.status = 'running' THEN now() + interval '1 minute' END, j.created_at
-              FROM push_jobs j, generate_series(1, 3) n;
+            INSERT INTO push_job_deliveries (job_id, device_id, user_id, job_created_at)
+            SELECT j.id, n, 'user' || n, j.created_at FROM push_jobs j, generate_series(1, 3) n;
+            INSERT INTO push_job_batches (job_id, first_device, last_device, claim, claimed_until, device_ids, statuses,
+                                          reasons, service_ids, finished_at)
+            SELECT id, 1, 3, CASE WHEN status = 'running' THEN 7 END,
+                   CASE WHEN status = 'running' THEN now() + interval '1 minute' END,
+                   CASE WHEN status = 'done' THEN '{1,2,3}'::bigint[] ELSE '{}' END,
+                   CASE WHEN status = 'done' THEN '{sent,sent,sent}'::text[] ELSE '{}' END,
+                   CASE WHEN status = 'done' THEN '{NULL,NULL,NULL}'::text[] ELSE '{}' END,
+                   CASE WHEN status = 'done' THEN '{a,b,c}'::text[] ELSE '{}' END, finished_at
+              FROM push_jobs;
             INSERT INTO call_events (id, digest, type, state, deadline, result, created_at, finished_at)
             SELECT 'evt_' || n, repeat('0', 64), 'call.ring', 'done', now(), '[]',
                    now() - make_interval(days => n), now()
@@ -84,8 +90,12 @@ import Testing
     static func liveRows(_ connection: PostgresConnection) throws -> [String] {
         try connection.query(
             """
-            SELECT concat_ws(' ', job_id, device_id, status, claim, claimed_until, attempts, tableoid::regclass) AS row
-              FROM push_job_deliveries d WHERE job_id IN ('\(liveOldJob)', '\(liveJob)') ORDER BY job_id, device_id
+            SELECT concat_ws(' ', job_id, device_id, tableoid::regclass) AS row
+              FROM push_job_deliveries d WHERE job_id IN ('\(liveOldJob)', '\(liveJob)')
+            UNION ALL
+            SELECT concat_ws(' ', job_id, first_device, last_device, claim, claimed_until, device_ids, finished_at)
+              FROM push_job_batches WHERE job_id IN ('\(liveOldJob)', '\(liveJob)')
+             ORDER BY 1
             """
         ).rows.map { try $0.string("row") }
     }

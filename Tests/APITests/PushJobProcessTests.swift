@@ -145,8 +145,12 @@ struct PushJobProcessTests {
                 let pool = PostgresPool(
                     configuration: PostgresConfiguration(url: cluster.database.url), logger: Logger(label: "x"))
                 let reasons = try await pool.withConnection {
-                    try $0.query("SELECT status, reason, count(*) AS n FROM push_job_deliveries GROUP BY 1, 2").rows.map
-                    {
+                    try $0.query(
+                        """
+                        SELECT o.status, o.reason, count(*) AS n
+                          FROM push_job_batches b, unnest(b.statuses, b.reasons) AS o(status, reason) GROUP BY 1, 2
+                        """
+                    ).rows.map {
                         "\($0["status"] ?? "") \($0["reason"] ?? "") \($0["n"] ?? "")"
                     }
                 }

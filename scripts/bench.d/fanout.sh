@@ -15,7 +15,9 @@
 # Environment: BENCH_FANOUT_DEVICES=1000000 BENCH_FANOUT_CRASH_DEVICES=200000 (0 skips (4));
 # PUSH_JOB_* pass through. BENCH_BINARY=PATH runs that build of device-registry instead of
 # building one (to compare two builds back to back); BENCH_PERF=FILE records the service with
-# `perf record -g` into FILE during (2).
+# `perf record -g` into FILE during (2). BENCH_PG_STAT_STATEMENTS=1 loads pg_stat_statements and
+# prints, after (2), the statements of the first job (accept to last push) with their calls and
+# execution time per push.
 # BENCH_FANOUT_KIND=call_event makes the first job a call event instead (`call.live_started`,
 # NDJSON to POST /v1/call-events): each device's push composed in its provider's format, the
 # VoIP half skipped by the token rule.
@@ -47,6 +49,12 @@ python3 -c 'import json, sys; print(json.dumps({"type": "service_account", "proj
 start_sink --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json"
 
 service_environment
+if [[ ${BENCH_PG_STAT_STATEMENTS:-} == 1 ]]; then
+  psql -qX -h 127.0.0.1 -p "$pg_port" -U postgres -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+  stop_cluster "$data"
+  start_cluster "$data" "$pg_port"
+  psql -qX -h 127.0.0.1 -p "$pg_port" -U postgres device_registry -c 'CREATE EXTENSION pg_stat_statements'
+fi
 export REGISTRY_ADMIN_KEY=$admin
 start_service() {
   "$bin" serve >>"$tmp/service.log" 2>&1 &
@@ -103,6 +111,7 @@ echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/
 echo "== PUSH_JOB_CONCURRENCY=${PUSH_JOB_CONCURRENCY:-32} PUSH_JOB_BATCH=${PUSH_JOB_BATCH:-500} PUSH_JOB_BATCHES=${PUSH_JOB_BATCHES:-4}; first job: $kind"
 
 # (1) + (2) + (3)
+[[ ${BENCH_PG_STAT_STATEMENTS:-} == 1 ]] && sql 'SELECT pg_stat_statements_reset()' >/dev/null
 service_before=$(ticks_of "$service_pid") sink_before=$(ticks_of "$mock_pid") postgres_before=$(postgres_ticks)
 sink_calls_before=$(syscalls_of "$mock_pid")
 if [[ -n ${BENCH_PERF:-} ]]; then
@@ -151,6 +160,14 @@ PY
 pushes=$(($(field 'counts["sent"]' <<<"$job") + $(wc -l <"$tmp/ring.ms")))
 echo "    CPU µs per push: service $(us "$service_ticks" "$pushes"), postgres $(us "$postgres_ticks" "$pushes")," \
   "$sink $(us "$sink_ticks" "$pushes"); $sink system calls per 100 pushes $(per100 "$sink_calls" "$pushes"); $(load)"
+if [[ ${BENCH_PG_STAT_STATEMENTS:-} == 1 ]]; then
+  psql -X -h 127.0.0.1 -p "$pg_port" -U postgres device_registry -c "
+    SELECT calls, round((calls / $pushes::numeric), 4) AS per_push, round(total_exec_time::numeric) AS total_ms,
+           round((total_exec_time * 1000 / $pushes)::numeric, 1) AS us_per_push, rows,
+           left(regexp_replace(query, '\s+', ' ', 'g'), 100) AS query
+      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     ORDER BY total_exec_time DESC LIMIT 15"
+fi
 echo '{"aps":{"alert":{"title":"Live now"}},"event":"live_started"}' >"$tmp/payload.json"
 # The mock checks APNs provider tokens (and refuses a second one per key within 20 minutes): h2load
 # goes to h2o only.

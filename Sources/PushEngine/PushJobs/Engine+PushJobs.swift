@@ -39,7 +39,7 @@ extension Engine {
     /// out, so the wait is bounded by the lease plus one push's timeout.
     private func waitForClaims(of id: String) async throws {
         let limit = ContinuousClock.now + pushJobs.settings.lease + pushJobs.settings.pushTimeout
-        while try await pushJobs.store.claimedDevices(job: id) > 0 {
+        while try await pushJobs.store.heldClaims(job: id) > 0 {
             guard ContinuousClock.now < limit else {
                 throw RegistryError.unavailable(reason: "push job \(id): claims still held after the cancel")
             }

@@ -5,9 +5,10 @@ import Store
 
 extension PushJobWorker {
     /// Sends one claim's devices, renewing its lease meanwhile, then records what was sent and
-    /// gives back what was not started (the job ended, or the lease could not be held). Shutting
-    /// down starts no more pushes, but lets those in flight finish and be recorded: a cancelled
-    /// task could neither wait for a push service's answer nor write to the database.
+    /// gives the batch back, with what was not started (the job ended, or the lease could not be
+    /// held) still pending. Shutting down starts no more pushes, but lets those in flight finish
+    /// and be recorded: a cancelled task could neither wait for a push service's answer nor write
+    /// to the database.
     func send(_ claim: PushJobClaim, of job: Job) async {
         let lease = ClaimLease(validUntil: .now + context.pushJobs.settings.lease)
         let work = Task { await self.send(claim, of: job, lease: lease) }
@@ -21,7 +22,6 @@ extension PushJobWorker {
     private func send(_ claim: PushJobClaim, of job: Job, lease: ClaimLease) async {
         let store = context.pushJobs.store
         let settings = context.pushJobs.settings
-        let id = job.live.id
         let jobDeadline = ContinuousClock.now + .milliseconds(Int64(job.live.deadlineAt.timeIntervalSinceNow * 1000))
         let providers: [ProviderName: StoredProvider]
         let keys: [ProviderName: [String: PayloadKey]]
@@ -31,8 +31,8 @@ extension PushJobWorker {
                 uniquingKeysWith: { first, _ in first })
             keys = try await payloadKeys(for: claim, of: job, providers: providers)
         } catch {
-            // Nothing sent: the devices go back at once rather than when the lease runs out.
-            try? await store.release(job: id, claim: claim.number, deviceIDs: claim.deliveries.map(\.deviceID))
+            // Nothing sent: the batch goes back at once rather than when the lease runs out.
+            try? await store.finish(claim, outcomes: [])
             return
         }
         let renewing = Task {
@@ -40,7 +40,7 @@ extension PushJobWorker {
                 try? await Task.sleep(for: settings.renewEvery)
                 guard !Task.isCancelled else { return }
                 let started = ContinuousClock.now
-                if let live = try? await store.renew(job: id, claim: claim.number, lease: settings.lease) {
+                if let live = try? await store.renew(claim, lease: settings.lease) {
                     lease.renewed(until: started + settings.lease, jobLive: live)
                 }
             }
@@ -61,10 +61,8 @@ extension PushJobWorker {
         }
         renewing.cancel()
         await renewing.value
-        await record(outcomes, of: claim, job: id)
-        let sent = Set(outcomes.map(\.deviceID))
-        let unsent = claim.deliveries.map(\.deviceID).filter { !sent.contains($0) }
-        try? await store.release(job: id, claim: claim.number, deviceIDs: unsent)
+        PushJobMetrics.recorded(outcomes)
+        await record(outcomes, of: claim)
     }
 
     /// The opened payload keys a call event's devices need (none for a push).
@@ -82,7 +80,6 @@ extension PushJobWorker {
         lease: ClaimLease, jobDeadline: ContinuousClock.Instant
     ) async -> PushResultRecord? {
         guard let device = delivery.device else {
-            PushJobMetrics.recorded("skipped")
             return PushResultRecord(
                 deviceID: delivery.deviceID, status: "skipped", reason: "unregistered", serviceID: nil)
         }
@@ -104,25 +101,24 @@ extension PushJobWorker {
             }
         }
         guard let result = result ?? nil else { return nil }
-        PushJobMetrics.recorded(result.status.rawValue)
         return PushResultRecord(
             deviceID: delivery.deviceID, status: result.status.rawValue, reason: result.reason,
             serviceID: result.service_id)
     }
 
-    /// Records outcomes, retrying a failed write while the lease still holds: an outcome not
-    /// recorded means its push is sent again once the lease runs out.
-    private func record(_ outcomes: [PushResultRecord], of claim: PushJobClaim, job: String) async {
+    /// Records outcomes and gives the batch back, retrying a failed write while the lease still
+    /// holds: an outcome not recorded means its push is sent again once the lease runs out.
+    private func record(_ outcomes: [PushResultRecord], of claim: PushJobClaim) async {
         let giveUp = ContinuousClock.now + context.pushJobs.settings.lease
         while true {
             do {
-                try await context.pushJobs.store.record(job: job, claim: claim.number, outcomes: outcomes)
+                try await context.pushJobs.store.finish(claim, outcomes: outcomes)
                 return
             } catch {
                 guard ContinuousClock.now < giveUp, !Task.isCancelled else {
                     context.logger.warning(
                         "push job outcomes not recorded; their devices will be sent again",
-                        metadata: ["job": "\(job)", "devices": "\(outcomes.count)", "error": "\(error)"])
+                        metadata: ["job": "\(claim.job)", "devices": "\(outcomes.count)", "error": "\(error)"])
                     return
                 }
                 try? await Task.sleep(for: .milliseconds(100))

@@ -41,14 +41,18 @@ public struct LivePushJob: Sendable {
     public let deadlineAt: Date
 }
 
-/// Rows one worker claimed, under one claim number and a lease. `device` is nil for a device
-/// deleted since the job was accepted.
+/// A batch of a job's devices one worker claimed, under one claim number and a lease: the
+/// devices of the batch with no outcome yet. `device` is nil for a device deleted since the job
+/// was accepted.
 public struct PushJobClaim: Sendable {
     public struct Delivery: Sendable {
         public let deviceID: Int64
         public let device: Device?
     }
 
+    public let job: String
+    /// The batch's first device id, which names it within the job.
+    let batch: Int64
     public let number: Int64
     public let deliveries: [Delivery]
 }

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import RegistryCore
 
-/// The workers' side: which jobs are live, claiming devices under a lease, renewing it,
-/// recording outcomes and giving back what was not sent.
+/// The workers' side: which jobs are live, claiming a batch of devices under a lease, renewing
+/// it, and recording the outcomes (migration 0018).
 extension PushJobStore {
     /// Jobs workers may send for, oldest first.
     public func liveJobs() async throws -> [LivePushJob] {
@@ -23,53 +23,76 @@ extension PushJobStore {
         }
     }
 
-    /// Claims up to `limit` unclaimed devices of a live job (or ones whose lease ran out) for
-    /// `lease`, with the devices as they are now. Nil when the job is no longer live (cancelled,
-    /// expired, past its deadline): nothing of it may be sent. The job row is held `FOR SHARE`
-    /// while claiming, so a cancel either comes first and is seen, or waits for this claim to
-    /// commit and then sees it (and waits for it to be recorded).
+    /// Claims a batch of a live job for `lease`, with its devices as they are now: a batch whose
+    /// lease ran out or that was given back (its devices not recorded yet), else the job's next
+    /// `limit` recipients in device order. Nil when the job is no longer live (cancelled,
+    /// expired, past its deadline): nothing of it may be sent. The job row is locked while
+    /// claiming, so a cancel either comes first and is seen, or waits for this claim to commit
+    /// and then sees it (and waits for it to be recorded); claims of one job take turns, so two
+    /// never pick the same recipients.
     public func claim(job: String, limit: Int, lease: Duration) async throws -> PushJobClaim? {
-        try await StoreFailure.translating {
-            try await pool.withConnection { connection in
-                // Outside the claim: two claims upgrading their shared locks would deadlock.
-                _ = try connection.queryPrepared(
-                    "UPDATE push_jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'",
-                    [job])
-                return try connection.transaction { connection -> PushJobClaim? in
-                    let live = try connection.queryPrepared(
+        let milliseconds = Self.milliseconds(lease)
+        return try await StoreFailure.translating {
+            try await pool.withTransaction { connection -> PushJobClaim? in
+                let live = try connection.queryPrepared(
+                    """
+                    UPDATE push_jobs SET status = 'running', started_at = coalesce(started_at, now())
+                     WHERE id = $1 AND status IN ('queued', 'running') AND deadline_at > now()
+                    RETURNING nextval('push_job_claims') AS claim
+                    """, [job]
+                ).rows.first
+                guard let live else { return nil }
+                let number = Int64(try live.int("claim"))
+                let batch =
+                    try connection.queryPrepared(
                         """
-                        SELECT status IN ('queued', 'running') AND deadline_at > now() AS live, \
-                        nextval('push_job_claims') AS claim FROM push_jobs WHERE id = $1 FOR SHARE
-                        """, [job]
+                        UPDATE push_job_batches b
+                           SET claim = $2, claimed_until = now() + $3 * interval '1 millisecond', attempts = b.attempts + 1
+                         WHERE b.job_id = $1 AND b.first_device = (
+                               SELECT first_device FROM push_job_batches
+                                WHERE job_id = $1 AND finished_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                                ORDER BY first_device LIMIT 1 FOR UPDATE SKIP LOCKED)
+                        RETURNING b.first_device, b.last_device
+                        """, [job, number, milliseconds]
                     ).rows.first
-                    guard let live, try live.bool("live") else { return nil }
-                    let number = Int64(try live.int("claim"))
-                    let rows = try connection.queryPrepared(
+                    ?? connection.queryPrepared(
                         """
-                        WITH picked AS (
-                            SELECT device_id FROM push_job_deliveries
-                             WHERE job_id = $1 AND job_created_at = \(Self.jobDay)
-                               AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
-                             ORDER BY device_id LIMIT $2 FOR UPDATE SKIP LOCKED),
-                        claimed AS (
-                            UPDATE push_job_deliveries d
-                               SET claim = $3, claimed_until = now() + $4 * interval '1 millisecond',
-                                   attempts = attempts + 1
-                             WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
-                               AND d.device_id = ANY (ARRAY(SELECT device_id FROM picked))
-                            RETURNING d.device_id AS delivery_device, d.user_id AS delivery_user)
-                        SELECT c.delivery_device, \(Self.deviceColumns) FROM claimed c
-                          LEFT JOIN devices dev ON dev.id = c.delivery_device AND dev.user_id = c.delivery_user
-                        """, [job, limit, number, Self.milliseconds(lease)]
-                    ).rows
-                    return PushJobClaim(
-                        number: number,
-                        deliveries: try rows.map { row in
-                            PushJobClaim.Delivery(
-                                deviceID: Int64(try row.int("delivery_device")),
-                                device: row["user_id"] == nil ? nil : try DeviceColumns.device(from: row))
-                        })
-                }
+                        INSERT INTO push_job_batches (job_id, first_device, last_device, claim, claimed_until)
+                        SELECT $1, min(device_id), max(device_id), $2, now() + $3 * interval '1 millisecond'
+                          FROM (SELECT device_id FROM push_job_deliveries
+                                 WHERE job_id = $1 AND job_created_at = \(Self.jobDay)
+                                   AND device_id > coalesce(
+                                       (SELECT last_device FROM push_job_batches WHERE job_id = $1
+                                         ORDER BY first_device DESC LIMIT 1), -1)
+                                 ORDER BY device_id LIMIT $4) next
+                        HAVING count(*) > 0
+                        RETURNING first_device, last_device
+                        """, [job, number, milliseconds, limit]
+                    ).rows.first
+                guard let batch else { return PushJobClaim(job: job, batch: 0, number: number, deliveries: []) }
+                let first = Int64(try batch.int("first_device"))
+                // The batch's recipients without an outcome yet: all of a new batch's. Each device is
+                // looked up by its key (a LATERAL with LIMIT is never flattened into a join, whose
+                // plan the planner may pick from stale statistics): as a plain join, the fan-out
+                // bench measured 45 ms per claim for this statement, 90 µs per push.
+                let rows = try connection.queryPrepared(
+                    """
+                    SELECT r.device_id AS delivery_device, \(Self.deviceColumns) FROM push_job_deliveries r
+                      LEFT JOIN LATERAL (
+                          SELECT * FROM devices d WHERE d.id = r.device_id AND d.user_id = r.user_id LIMIT 1) dev ON true
+                     WHERE r.job_id = $1 AND r.job_created_at = \(Self.jobDay) AND r.device_id BETWEEN $2 AND $3
+                       AND r.device_id <> ALL (coalesce(
+                           (SELECT device_ids FROM push_job_batches WHERE job_id = $1 AND first_device = $2), '{}'))
+                     ORDER BY r.device_id
+                    """, [job, first, Int64(try batch.int("last_device"))]
+                ).rows
+                return PushJobClaim(
+                    job: job, batch: first, number: number,
+                    deliveries: try rows.map { row in
+                        PushJobClaim.Delivery(
+                            deviceID: Int64(try row.int("delivery_device")),
+                            device: row["user_id"] == nil ? nil : try DeviceColumns.device(from: row))
+                    })
             }
         }
     }
@@ -83,47 +106,43 @@ extension PushJobStore {
         "dev." + $0.trimmingCharacters(in: .whitespaces)
     }.joined(separator: ", ")
 
-    /// Extends the lease of the claim's unrecorded devices. Returns whether the job is still
-    /// live: when it is not (cancelled, expired), the worker starts no more of its pushes.
-    public func renew(job: String, claim: Int64, lease: Duration) async throws -> Bool {
+    /// Extends the claim's lease. Returns whether the job is still live and the batch still this
+    /// claim's: when not (cancelled, expired, or taken over after a lease that ran out), the
+    /// worker starts no more of its pushes.
+    public func renew(_ claim: PushJobClaim, lease: Duration) async throws -> Bool {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
                     WITH renewed AS (
-                        UPDATE push_job_deliveries SET claimed_until = now() + $3 * interval '1 millisecond'
-                         WHERE job_id = $1 AND claim = $2 AND status = 'pending' RETURNING 1)
-                    SELECT status IN ('queued', 'running') AND deadline_at > now() AS live,
-                           (SELECT count(*) FROM renewed) AS renewed
+                        UPDATE push_job_batches SET claimed_until = now() + $4 * interval '1 millisecond'
+                         WHERE job_id = $1 AND first_device = $2 AND claim = $3 RETURNING 1)
+                    SELECT status IN ('queued', 'running') AND deadline_at > now() AND EXISTS (SELECT FROM renewed) AS live
                       FROM push_jobs WHERE id = $1
-                    """, [job, claim, Self.milliseconds(lease)]
+                    """, [claim.job, claim.batch, claim.number, Self.milliseconds(lease)]
                 ).rows.first?.bool("live") ?? false
             }
         }
     }
 
-    /// Records outcomes of the claim's devices and moves the job's counters with them, in one
-    /// statement. A device whose lease ran out and was claimed again by another worker is not
-    /// recorded here (its push was sent twice; the later claim's outcome counts). The job is
-    /// `done` when nothing is pending any more.
-    public func record(job: String, claim: Int64, outcomes: [PushResultRecord]) async throws {
-        guard !outcomes.isEmpty else { return }
+    /// Ends a claim: appends the outcomes to its batch, moves the job's counters with them, and
+    /// gives the batch back, in one statement. The batch is finished when every device the claim
+    /// took has an outcome; else the rest are claimed again (while the job is live) or stay
+    /// pending (counted unsent once it is over). A claim whose batch was taken over by another
+    /// worker after its lease ran out records nothing (those pushes were sent twice; the later
+    /// claim's outcomes count). The job is `done` when nothing is pending any more.
+    public func finish(_ claim: PushJobClaim, outcomes: [PushResultRecord]) async throws {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 _ = try connection.queryPrepared(
                     """
-                    WITH given AS (
-                        SELECT * FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
-                            AS g(device_id, status, reason, service_id)),
-                    recorded AS (
-                        UPDATE push_job_deliveries d
-                           SET status = given.status, reason = given.reason, service_id = given.service_id,
-                               finished_at = now(), claimed_until = NULL
-                          FROM given
-                         WHERE d.job_id = $1 AND d.job_created_at = \(Self.jobDay)
-                           AND d.device_id = given.device_id AND d.claim = $2
-                           AND d.status = 'pending'
-                        RETURNING d.status),
+                    WITH batch AS (
+                        UPDATE push_job_batches b
+                           SET device_ids = b.device_ids || $4::bigint[], statuses = b.statuses || $5::text[],
+                               reasons = b.reasons || $6::text[], service_ids = b.service_ids || $7::text[],
+                               claim = NULL, claimed_until = NULL, finished_at = CASE WHEN $8 THEN now() END
+                         WHERE b.job_id = $1 AND b.first_device = $2 AND b.claim = $3
+                        RETURNING 1),
                     counted AS (
                         SELECT count(*)::integer AS n,
                                count(*) FILTER (WHERE status = 'sent')::integer AS sent,
@@ -132,7 +151,7 @@ extension PushJobStore {
                                count(*) FILTER (WHERE status = 'failed')::integer AS failed,
                                count(*) FILTER (WHERE status = 'expired')::integer AS expired,
                                count(*) FILTER (WHERE status = 'skipped')::integer AS skipped
-                          FROM recorded)
+                          FROM unnest($5::text[]) AS given(status) WHERE EXISTS (SELECT FROM batch))
                     UPDATE push_jobs j
                        SET pending = j.pending - c.n, sent = j.sent + c.sent,
                            token_invalid = j.token_invalid + c.token_invalid, rejected = j.rejected + c.rejected,
@@ -144,24 +163,9 @@ extension PushJobStore {
                       FROM counted c WHERE j.id = $1 AND c.n > 0
                     """,
                     [
-                        job, claim, outcomes.map(\.deviceID), outcomes.map(\.status), outcomes.map(\.reason),
-                        outcomes.map(\.serviceID),
+                        claim.job, claim.batch, claim.number, outcomes.map(\.deviceID), outcomes.map(\.status),
+                        outcomes.map(\.reason), outcomes.map(\.serviceID), outcomes.count == claim.deliveries.count,
                     ])
-            }
-        }
-    }
-
-    /// Gives back claimed devices that were not sent (the job stopped being live), so they count
-    /// as unsent rather than in flight.
-    public func release(job: String, claim: Int64, deviceIDs: [Int64]) async throws {
-        guard !deviceIDs.isEmpty else { return }
-        try await StoreFailure.translating {
-            try await pool.withConnection { connection in
-                _ = try connection.queryPrepared(
-                    """
-                    UPDATE push_job_deliveries SET claim = NULL, claimed_until = NULL
-                     WHERE job_id = $1 AND claim = $2 AND status = 'pending' AND device_id = ANY ($3::bigint[])
-                    """, [job, claim, deviceIDs])
             }
         }
     }

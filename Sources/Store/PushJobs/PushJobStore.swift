@@ -126,7 +126,11 @@ public struct PushJobStore: Sendable {
     public func discard(job: String) async throws {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
-                _ = try connection.queryPrepared("DELETE FROM push_jobs WHERE id = $1 AND status = 'receiving'", [job])
+                _ = try connection.queryPrepared(
+                    """
+                    WITH discarded AS (DELETE FROM push_jobs WHERE id = $1 AND status = 'receiving' RETURNING created_at)
+                    DELETE FROM push_job_deliveries WHERE job_id = $1 AND job_created_at = (SELECT created_at FROM discarded)
+                    """, [job])
             }
         }
     }
@@ -160,14 +164,14 @@ public struct PushJobStore: Sendable {
         }
     }
 
-    /// Devices of the job claimed by a worker whose lease still runs: pushes that may be in flight.
-    public func claimedDevices(job: String) async throws -> Int {
+    /// Batches of the job claimed by a worker whose lease still runs: pushes may be in flight.
+    public func heldClaims(job: String) async throws -> Int {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
-                    SELECT count(*)::integer AS n FROM push_job_deliveries
-                     WHERE job_id = $1 AND status = 'pending' AND claim IS NOT NULL AND claimed_until > now()
+                    SELECT count(*)::integer AS n FROM push_job_batches
+                     WHERE job_id = $1 AND finished_at IS NULL AND claim IS NOT NULL AND claimed_until > now()
                     """, [job]
                 ).rows[0].int("n")
             }

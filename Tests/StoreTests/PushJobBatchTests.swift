@@ -1,0 +1,83 @@
+import Foundation
+import Postgres
+import RegistryCore
+import TestSupport
+import Testing
+
+@testable import Store
+
+/// Claims take a job's devices a batch at a time (migration 0018): a batch whose lease ran out is
+/// taken over with its devices not yet recorded, the claim that lost it records nothing, a
+/// batch given back half sent is claimed again for the rest only, and every device is counted
+/// once.
+@Suite("Push job batches")
+struct PushJobBatchTests {
+    @Test func leasesTakeoversAndPartialBatchesRecordEveryDeviceOnce() async throws {
+        let database = try await TestDatabase.create()
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
+        let outcome = await Result.of {
+            let store = PushJobStore(pool: pool)
+            let job = try await Self.job(of: 10, in: store, pool)
+            // A lease already over when it is granted: the next claim takes the batch over.
+            let lost = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(-1)))
+            #expect(lost.deliveries.count == 4)
+            let taker = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(60)))
+            #expect(taker.deliveries.map(\.deviceID) == lost.deliveries.map(\.deviceID))
+            #expect(try await store.renew(lost, lease: .seconds(60)) == false, "the batch is no longer its")
+            #expect(try await store.heldClaims(job: job) == 1)
+
+            try await store.finish(lost, outcomes: lost.deliveries.map(Self.sent))
+            #expect(try await Self.counts(job, store).pending == 10, "the claim that lost its batch recorded nothing")
+            try await store.finish(taker, outcomes: taker.deliveries.prefix(2).map(Self.sent))
+            #expect(try await Self.counts(job, store).sent == 2)
+            #expect(try await store.heldClaims(job: job) == 0)
+
+            // The batch given back half sent: its other two devices, before any new batch.
+            let rest = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(60)))
+            #expect(rest.deliveries.map(\.deviceID) == taker.deliveries.suffix(2).map(\.deviceID))
+            try await store.finish(rest, outcomes: rest.deliveries.map(Self.sent))
+            var claimed = Set(lost.deliveries.map(\.deviceID))
+            while let next = try await store.claim(job: job, limit: 4, lease: .seconds(60)), !next.deliveries.isEmpty {
+                #expect(claimed.isDisjoint(with: next.deliveries.map(\.deviceID)))
+                claimed.formUnion(next.deliveries.map(\.deviceID))
+                try await store.finish(next, outcomes: next.deliveries.map(Self.sent))
+            }
+            #expect(claimed.count == 10)
+            let done = try #require(try await store.job(id: job))
+            #expect(done.status == .done && done.counts.sent == 10 && done.counts.pending == 0, "\(done)")
+            #expect(try await store.claim(job: job, limit: 4, lease: .seconds(60)) == nil, "a done job is not live")
+        }
+        await pool.shutdown()
+        await database.drop()
+        try outcome.get()
+    }
+
+    /// A queued job for `devices` users with one device each (`batch-0…`).
+    static func job(of devices: Int, in store: PushJobStore, _ pool: PostgresPool) async throws -> String {
+        try await pool.withConnection { connection in
+            try connection.execute(
+                """
+                INSERT INTO providers (name, service, project_id) VALUES ('android', 'fcm', 'batches');
+                INSERT INTO devices (provider, token, type, user_id, created_at, updated_at, last_seen_at)
+                SELECT 'android', 'fcm-token:' || i, 'fcm', 'batch-' || i, now(), now(), now()
+                  FROM generate_series(0, \(devices - 1)) AS i
+                """)
+        }
+        let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
+        let users = try (0..<devices).map { try UserID("batch-\($0)") }
+        #expect(try await store.addRecipients(job: job, users: users, types: nil, providers: nil) == devices)
+        guard case .queued = try await store.enqueue(job: job, maxQueued: 1000) else {
+            throw TestFailure("the job was not queued")
+        }
+        return job
+    }
+
+    static func sent(_ delivery: PushJobClaim.Delivery) -> PushResultRecord {
+        PushResultRecord(deviceID: delivery.deviceID, status: "sent", reason: nil, serviceID: "id-\(delivery.deviceID)")
+    }
+
+    static func counts(_ job: String, _ store: PushJobStore) async throws -> PushJob.Counts {
+        try #require(try await store.job(id: job)).counts
+    }
+}
