@@ -89,6 +89,8 @@ wrk_line() {
     'BEGIN { printf "%.0f %.1f %.1f %d %d\n", r / (d / 1e6), p50 / 1000, p99 / 1000, e, r }'
 }
 
+# A failed step says where, and whether the service was still running (its log goes with $tmp).
+trap 'echo "== failed at line $LINENO; service $([[ -n $service_pid ]] && kill -0 "$service_pid" 2>/dev/null && echo running || echo gone); its log ends:" >&2; tail -n 5 "$tmp/service.log" >&2' ERR
 echo "== machine: $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; $(uptime)"
 echo "== $bin; PostgreSQL $(sql 'SHOW server_version'), shared_buffers $(sql 'SHOW shared_buffers');" \
   "$devices devices for $users users, a $job_devices-device job, $call_events call events of history"
@@ -110,8 +112,19 @@ imported=0 import_seconds=0
 for ((first = 0; first < devices; first += chunk)); do
   count=$((devices - first < chunk ? devices - first : chunk))
   python3 "$here/scale_import.py" "$first" "$count" >"$tmp/import.ndjson"
-  took=$(curl -sf -o "$tmp/import.out" -w '%{time_total}' -X POST "$base/v1/devices/import" \
-    -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' --data-binary @"$tmp/import.ndjson")
+  # A database failure midway answers 503 with the lines before it committed; a rerun is harmless
+  # (openapi.yaml), so a refused chunk is sent again, as a client would, and its time counted.
+  took=0
+  for attempt in 1 2 3 4 5; do
+    read -r answered spent < <(curl -s -o "$tmp/import.out" -w '%{http_code} %{time_total}\n' -X POST \
+      "$base/v1/devices/import" -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' \
+      --data-binary @"$tmp/import.ndjson" || true)
+    took=$(awk -v a="$took" -v b="${spent:-0}" 'BEGIN { print a + b }')
+    [[ $answered == 200 ]] && break
+    echo "    import $first…: attempt $attempt answered ${answered:-no response} after ${spent:-?}s:" \
+      "$(head -c 300 "$tmp/import.out" 2>/dev/null); $(load)"
+    ((attempt < 5)) || exit 1
+  done
   ok=$(grep -cE '"status":20[01]' "$tmp/import.out" || true)
   imported=$((imported + ok))
   import_seconds=$(awk -v a="$import_seconds" -v b="$took" 'BEGIN { print a + b }')
