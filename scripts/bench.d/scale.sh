@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `scripts/bench scale` (issue 27): the registry on a database of SCALE_DEVICES (10,000,000)
-# devices, against `mock-push` (APNs over TLS and HTTP/2 on loopback) as the sink. Not a test: it
-# prints figures and never asserts; every line ends with the machine's load.
+# devices, against the push sink of scripts/bench.d/h2o_sink.sh (h2o over TLS and HTTP/2 on
+# loopback; BENCH_SINK=mock for `mock-push`). Not a test: it prints figures and never asserts;
+# every line ends with the machine's load.
 #   (1) load: the schema as of migration 0015, then every device through POST /v1/devices/import
 #       (users s-0, s-1, … with 2 and 3 APNs tokens in turn), in chunks of SCALE_IMPORT_CHUNK;
 #       then a history as the old schema held it: SCALE_CALL_EVENTS call events spread over the
@@ -11,17 +12,20 @@
 #   (4) a random loaded user's listing: req/s, p50/p99
 #   (5) BENCH_RING_RATE (200) DialStack webhooks/s, open loop, for BENCH_SECONDS: each a new call
 #       event claimed, one VoIP push, its result written; p50/p99 webhook in → push out
-#   (6) a push job to the first SCALE_JOB_DEVICES (1,000,000) loaded devices: pushes/s
+#   (6) one push job to the first SCALE_JOB_DEVICES (1,000,000) loaded devices, its users streamed
+#       in one NDJSON request (the API takes up to 1,000,000 users a job): accept time, pushes/s
+#       accept → last push, CPU per push; and the rings of (5) again while the job sends
 #   (7) table and index sizes, the service's RSS (peak and now)
 #   (8) `device-registry prune` (devices, call events and push jobs at their default retention)
 # Environment: SCALE_DEVICES=10000000 SCALE_JOB_DEVICES=min(1000000, devices/2)
 # SCALE_CALL_EVENTS=devices/10 SCALE_OLD_JOB_ROWS=SCALE_JOB_DEVICES SCALE_IMPORT_CHUNK=1000000
-# SCALE_SHARED_BUFFERS=2GB BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_RING_RATE=200;
-# the service's own settings (DB_POOL_SIZE, PUSH_JOB_*) pass through.
+# SCALE_SHARED_BUFFERS=2GB BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_RING_RATE=200
+# BENCH_SINK=h2o; the service's own settings (DB_POOL_SIZE, PUSH_JOB_*) pass through.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 source scripts/bench.d/mock_setup.sh
+source scripts/bench.d/h2o_sink.sh
 ensure_packages wrk time
 
 devices=${SCALE_DEVICES:-10000000}
@@ -43,7 +47,7 @@ bench_scratch scale
 make_mock_certificates
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/AuthKey.p8"
 mock_port=$(free_port)
-start_mock_push --apns-key "$team:$kid:$tmp/AuthKey.p8"
+start_sink --apns-key "$team:$kid:$tmp/AuthKey.p8"
 service_environment
 psql -qX -h 127.0.0.1 -p "$pg_port" -U postgres -c "ALTER SYSTEM SET shared_buffers = '${SCALE_SHARED_BUFFERS:-2GB}'"
 stop_cluster "$data"
@@ -51,7 +55,6 @@ start_cluster "$data" "$pg_port"
 secret=whsec_$(openssl rand -hex 24)
 export DIALSTACK_WEBHOOK_SECRET=$secret REGISTRY_ADMIN_KEY=$admin
 
-load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 sql() { psql -qXtA -h 127.0.0.1 -p "$pg_port" -U postgres device_registry -c "$1"; }
 api() { curl -sf -X "$1" "$base$2" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "${@:3}"; }
 field() { python3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1], {}, j))' "$1"; }
@@ -65,22 +68,14 @@ stop_service() {
   wait "$service_pid" || true
   service_pid=
 }
-# CPU time in clock ticks of one process, and of the whole cluster (the postmaster, its live
-# children, and the children it has already reaped): per request, the figure a shared box keeps.
-ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-postgres_ticks() {
-  local postmaster total
-  postmaster=$(head -n 1 "$data/postmaster.pid")
-  total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
-  for child in $(pgrep -P "$postmaster"); do total=$((total + $(ticks_of "$child" 2>/dev/null || echo 0))); done
-  echo "$total"
-}
-hz=$(getconf CLK_TCK)
-cpu_mark() { service_mark=$(ticks_of "$service_pid") postgres_mark=$(postgres_ticks); }
-# cpu_per COUNT: "service S µs, postgres P µs" of CPU per item since cpu_mark.
+# ticks_of, postgres_ticks (the postmaster, its live children and the children it has reaped)
+# and load come from h2o_sink.sh: per request, CPU is the figure a shared box keeps.
+cpu_mark() { service_mark=$(ticks_of "$service_pid") postgres_mark=$(postgres_ticks) sink_mark=$(ticks_of "$mock_pid"); }
+# cpu_per COUNT: "service S µs, postgres P µs, sink K µs" of CPU per item since cpu_mark.
 cpu_per() {
-  awk -v s=$(($(ticks_of "$service_pid") - service_mark)) -v p=$(($(postgres_ticks) - postgres_mark)) -v hz="$hz" \
-    -v n="$1" 'BEGIN { printf "CPU µs each: service %.0f, postgres %.0f", s / hz / n * 1e6, p / hz / n * 1e6 }'
+  awk -v s=$(($(ticks_of "$service_pid") - service_mark)) -v p=$(($(postgres_ticks) - postgres_mark)) \
+    -v k=$(($(ticks_of "$mock_pid") - sink_mark)) -v hz="$hz" -v n="$1" -v sink="$sink" \
+    'BEGIN { printf "CPU µs each: service %.0f, postgres %.0f, %s %.0f", s / hz / n * 1e6, p / hz / n * 1e6, sink, k / hz / n * 1e6 }'
 }
 # wrk_line SCRIPT ARGS…: one wrk run of SCRIPT; prints "req/s p50_ms p99_ms errors requests".
 wrk_line() {
@@ -94,6 +89,8 @@ wrk_line() {
     'BEGIN { printf "%.0f %.1f %.1f %d %d\n", r / (d / 1e6), p50 / 1000, p99 / 1000, e, r }'
 }
 
+# A failed step says where, and whether the service was still running (its log goes with $tmp).
+trap 'echo "== failed at line $LINENO; service $([[ -n $service_pid ]] && kill -0 "$service_pid" 2>/dev/null && echo running || echo gone); its log ends:" >&2; tail -n 5 "$tmp/service.log" >&2' ERR
 echo "== machine: $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB; $(uptime)"
 echo "== $bin; PostgreSQL $(sql 'SHOW server_version'), shared_buffers $(sql 'SHOW shared_buffers');" \
   "$devices devices for $users users, a $job_devices-device job, $call_events call events of history"
@@ -115,8 +112,19 @@ imported=0 import_seconds=0
 for ((first = 0; first < devices; first += chunk)); do
   count=$((devices - first < chunk ? devices - first : chunk))
   python3 "$here/scale_import.py" "$first" "$count" >"$tmp/import.ndjson"
-  took=$(curl -sf -o "$tmp/import.out" -w '%{time_total}' -X POST "$base/v1/devices/import" \
-    -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' --data-binary @"$tmp/import.ndjson")
+  # A database failure midway answers 503 with the lines before it committed; a rerun is harmless
+  # (openapi.yaml), so a refused chunk is sent again, as a client would, and its time counted.
+  took=0
+  for attempt in 1 2 3 4 5; do
+    read -r answered spent < <(curl -s -o "$tmp/import.out" -w '%{http_code} %{time_total}\n' -X POST \
+      "$base/v1/devices/import" -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' \
+      --data-binary @"$tmp/import.ndjson" || true)
+    took=$(awk -v a="$took" -v b="${spent:-0}" 'BEGIN { print a + b }')
+    [[ $answered == 200 ]] && break
+    echo "    import $first…: attempt $attempt answered ${answered:-no response} after ${spent:-?}s:" \
+      "$(head -c 300 "$tmp/import.out" 2>/dev/null); $(load)"
+    ((attempt < 5)) || exit 1
+  done
   ok=$(grep -cE '"status":20[01]' "$tmp/import.out" || true)
   imported=$((imported + ok))
   import_seconds=$(awk -v a="$import_seconds" -v b="$took" 'BEGIN { print a + b }')
@@ -180,15 +188,28 @@ read -r rung ring_failed ring_p50 ring_p99 < <(python3 "$here/ring_tools.py" pac
 echo "(5) $rate rings/s for ${seconds}s: $rung rung, $ring_failed failed; webhook in → push out p50 $ring_p50 ms," \
   "p99 $ring_p99 ms; $(cpu_per "$rung") per ring (the 200/s pace, idle between); $(load)"
 
-# (6) A push job to the first job_devices devices (users s-0 … covering them).
+# (6) One push job to the first job_devices devices (users s-0 … covering them), streamed as
+# NDJSON in one request; the paced rings of (5) run again while it sends.
 job_users=$(((job_devices / 5) * 2 + (job_devices % 5 > 2 ? 2 : job_devices % 5 > 0 ? 1 : 0)))
 echo '{"apns":{"push_type":"alert","priority":10,"payload":{"aps":{"alert":{"title":"Live now"}}}},"deadline":"2h"}' \
   >"$tmp/job.ndjson"
 seq 0 $((job_users - 1)) | sed 's/.*/"s-&"/' >>"$tmp/job.ndjson"
 cpu_mark
-location=$(curl -sf -D - -o /dev/null -X POST "$base/v1/push-jobs" -H "Authorization: Bearer $admin" \
-  -H 'Content-Type: application/x-ndjson' --data-binary @"$tmp/job.ndjson" | tr -d '\r' |
-  awk 'tolower($1) == "location:" { print $2 }')
+code=$(curl -s -o "$tmp/accepted.json" -D "$tmp/accepted.headers" -w '%{http_code} %{time_total}' -X POST \
+  "$base/v1/push-jobs" -H "Authorization: Bearer $admin" -H 'Content-Type: application/x-ndjson' \
+  --data-binary @"$tmp/job.ndjson") || { echo "(6) POST /v1/push-jobs: curl failed ($?)" >&2; exit 1; }
+read -r status accept_seconds <<<"$code"
+if [[ $status != 202 ]]; then
+  echo "(6) POST /v1/push-jobs answered $status:" >&2
+  cat "$tmp/accepted.json" >&2
+  echo >&2
+  exit 1
+fi
+location=$(tr -d '\r' <"$tmp/accepted.headers" | awk 'tolower($1) == "location:" { print $2 }')
+echo "(6) job of $job_users users ($(wc -c <"$tmp/job.ndjson") bytes of NDJSON) accepted in ${accept_seconds}s:" \
+  "$(field 'total' <"$tmp/accepted.json") devices; $(load)"
+python3 "$here/ring_tools.py" paced "$base" "$secret" ring-user "$rate" "$seconds" >"$tmp/rings_during_job" &
+rings_pid=$!
 while [[ $(api GET "$location" | field status) =~ ^(queued|running)$ ]]; do sleep 1; done
 job=$(api GET "$location")
 python3 - "$job" <<'PY'
@@ -201,14 +222,25 @@ c = job["counts"]
 print(f"(6) job {job['status']}: {c['sent']} of {job['total']} sent in {seconds:.1f}s accept → last push"
       f" → {c['sent'] / seconds:.0f} pushes/s; counts {c}")
 PY
-echo "    $(cpu_per "$(api GET "$location" | field 'counts["sent"]')") per push; $(load)"
+echo "    $(cpu_per "$(field 'counts["sent"]' <<<"$job")") per push (the rings below included); $(load)"
+wait "$rings_pid"
+read -r rung ring_failed ring_p50 ring_p99 <"$tmp/rings_during_job"
+echo "(6) $rate rings/s for ${seconds}s while the job sent: $rung rung, $ring_failed failed; webhook in → push out" \
+  "p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
 
 # (7) Sizes and memory.
-echo "(7) sizes (table = heap + TOAST, of every partition):"
-sql "SELECT format('    %-22s table %8s  indexes %8s', t, pg_size_pretty(sum(pg_table_size(p.relid))),
-                   pg_size_pretty(sum(pg_indexes_size(p.relid))))
+# Rows as ANALYZE estimated them (a count would scan every table), of the leaf tables only (a
+# partitioned parent's estimate repeats its partitions'); bytes per row from those.
+echo "(7) sizes (table = heap + TOAST, of every partition; rows estimated by ANALYZE):"
+sql "ANALYZE"
+sql "SELECT format('    %-22s table %8s  indexes %8s  rows %11s  bytes a row: table %s, indexes %s', t,
+                   pg_size_pretty(sum(pg_table_size(p.relid))), pg_size_pretty(sum(pg_indexes_size(p.relid))),
+                   sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END)::bigint,
+                   round(sum(pg_table_size(p.relid)) / nullif(sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END), 0)),
+                   round(sum(pg_indexes_size(p.relid)) / nullif(sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END), 0)))
        FROM unnest(ARRAY['devices', 'call_events', 'push_jobs', 'push_job_deliveries']) t,
             LATERAL (SELECT t::regclass AS relid UNION SELECT relid FROM pg_partition_tree(t::regclass)) p
+            JOIN pg_class c ON c.oid = p.relid
       GROUP BY t ORDER BY t"
 sql "SELECT format('    %-40s %8s', indexrelid::regclass, pg_size_pretty(pg_relation_size(indexrelid)))
        FROM pg_index WHERE indrelid = 'devices'::regclass ORDER BY 1"
