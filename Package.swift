@@ -59,7 +59,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -71,7 +70,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -90,7 +88,6 @@ let package = Package(
             name: "PushDelivery",
             dependencies: [
                 "RegistryCore", "RegistryCrypto", "PushRules", "Waiting",
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -122,7 +119,6 @@ let package = Package(
             dependencies: [
                 "Encodings", "RegistryCore", "Store", "PushDelivery", "PushRules", "CallPush", "Waiting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
