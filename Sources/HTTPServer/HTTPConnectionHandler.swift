@@ -58,6 +58,8 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var readWithheld = false
     private var bodyReadingPaused = false
     private var awaitingWritability = false
+    /// A streamed answer's producer, waiting for the channel to turn writable again.
+    private var writableAgain: EventLoopPromise<Void>?
     private var takingWaiting = false
     private var isActive = true
     private var hasEnded = false
@@ -96,12 +98,18 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         isActive = false
         waiting.removeAll()
         if case .streamingBody(let source) = phase { source.fail(RequestBodyError.incomplete) }
+        writableAgain?.fail(ChannelError.ioOnClosedChannel)
+        writableAgain = nil
         if !isAnswering { phase = .done }
         endIfFinished()
         context.fireChannelInactive()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let writableAgain {
+            self.writableAgain = nil
+            writableAgain.succeed()
+        }
         if awaitingWritability && context.channel.isWritable {
             awaitingWritability = false
             takeWaiting()
@@ -316,8 +324,10 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         endIfFinished()
     }
 
-    /// Writes a streamed response: the head, then each piece once the previous one is written
-    /// (so a slow reader slows the producer instead of growing a buffer), then the end.
+    /// Writes a streamed response: the head, then each piece while the channel is writable (a
+    /// slow reader slows the producer instead of growing a buffer past its high-water mark), then
+    /// the end. Waiting for writability, not for each write to finish, lets the buffer fill when
+    /// the client stops reading: the unwritable channel is what the write timeout watches.
     private static func streamAnswer(
         _ response: HTTPResponse, _ stream: AsyncStream<ByteBuffer>, bound: NIOLoopBound<HTTPConnectionHandler>,
         exchange: RequestExchange, route: Route, source: RequestBodySource?
@@ -354,9 +364,12 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var streamedAnswerCloses = false
 
     private func writeStreamed(_ piece: ByteBuffer) -> EventLoopFuture<Void> {
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(piece))), promise: written)
-        return written.futureResult
+        guard isActive else { return context.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(piece))), promise: nil)
+        if context.channel.isWritable { return context.eventLoop.makeSucceededVoidFuture() }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        writableAgain = promise
+        return promise.futureResult
     }
 
     private func endStreamedAnswer(_ response: HTTPResponse, exchange: RequestExchange, route: String) {
