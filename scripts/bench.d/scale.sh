@@ -238,7 +238,7 @@ sql "SELECT format('    %-22s table %8s  indexes %8s  rows %11s  bytes a row: ta
                    sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END)::bigint,
                    round(sum(pg_table_size(p.relid)) / nullif(sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END), 0)),
                    round(sum(pg_indexes_size(p.relid)) / nullif(sum(CASE c.relkind WHEN 'p' THEN 0 ELSE greatest(c.reltuples, 0) END), 0)))
-       FROM unnest(ARRAY['devices', 'call_events', 'push_jobs', 'push_job_deliveries']) t,
+       FROM unnest(ARRAY['devices', 'call_events', 'push_jobs', 'push_job_deliveries', 'push_job_batches']) t,
             LATERAL (SELECT t::regclass AS relid UNION SELECT relid FROM pg_partition_tree(t::regclass)) p
             JOIN pg_class c ON c.oid = p.relid
       GROUP BY t ORDER BY t"
