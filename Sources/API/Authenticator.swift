@@ -49,8 +49,10 @@ struct Authenticator: Sendable {
 
     /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space).
     static func bearer(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
-        return String(parts[1])
+        // Found in place: splitting made an array of parts for every request.
+        guard let space = header.utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let credentials = header[header.utf8.index(after: space)...]
+        guard header[..<space].lowercased() == "bearer", !credentials.isEmpty else { return nil }
+        return String(credentials)
     }
 }

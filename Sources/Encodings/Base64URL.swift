@@ -2,8 +2,14 @@
 /// and headers.
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    private static let values: [UInt8: UInt8] = Dictionary(
-        uniqueKeysWithValues: alphabet.enumerated().map { ($0.element, UInt8($0.offset)) })
+    /// Each byte's value in the alphabet, `invalid` for bytes outside it: a lookup per character
+    /// (every request's API key is decoded) without hashing.
+    private static let invalid: UInt8 = 0xFF
+    private static let values: [UInt8] = {
+        var values = [UInt8](repeating: invalid, count: 256)
+        for (value, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(value) }
+        return values
+    }()
 
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
@@ -28,14 +34,15 @@ public enum Base64URL {
     /// (4n+1) or non-zero unused trailing bits — so every byte string has exactly one encoding,
     /// which matters when the encoded text is itself hashed or compared.
     public static func decode(_ text: String) -> [UInt8]? {
-        let input = Array(text.utf8)
+        let input = text.utf8
         guard input.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(input.count * 3 / 4)
         var buffer: UInt32 = 0
         var bits = 0
         for character in input {
-            guard let value = values[character] else { return nil }
+            let value = values[Int(character)]
+            guard value != invalid else { return nil }
             buffer = buffer << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {

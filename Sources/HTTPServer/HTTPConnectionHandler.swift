@@ -177,7 +177,12 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             if let limit = collecting.limit, collecting.request.body.readableBytes + chunk.readableBytes > limit {
                 return refuse(.tooLarge(limit), exchange: collecting.exchange, route: collecting.route.template)
             }
-            collecting.request.body.writeBuffer(&chunk)
+            if collecting.request.body.readableBytes == 0 {
+                // The usual body comes in one piece: keep it rather than copy it into a new buffer.
+                collecting.request.body = chunk
+            } else {
+                collecting.request.body.writeBuffer(&chunk)
+            }
             phase = .collecting(collecting)
         case (.collecting(let collecting), .part(.end)):
             run(collecting.request, route: collecting.route, exchange: collecting.exchange, source: nil)

@@ -60,10 +60,14 @@ public struct HTTPResponse: Sendable {
     public static func json(encoded body: ByteBuffer, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:])
         -> HTTPResponse
     {
+        if headers.isEmpty { return HTTPResponse(status: status, headers: jsonHeaders, body: .bytes(body)) }
         var headers = headers
         headers.replaceOrAdd(name: "content-type", value: "application/json")
         return HTTPResponse(status: status, headers: headers, body: .bytes(body))
     }
+
+    /// Shared by every JSON answer without headers of its own: no header array made per response.
+    private static let jsonHeaders: HTTPHeaders = ["content-type": "application/json"]
 
     /// An RFC 9457 problem response; the problem's `headers` are added to the response.
     public static func problem(_ problem: Problem) -> HTTPResponse {

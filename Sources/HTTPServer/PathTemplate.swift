@@ -29,18 +29,25 @@ struct PathTemplate: Sendable, Equatable {
         return rest.isEmpty ? [] : rest.split(separator: "/", omittingEmptySubsequences: false)
     }
 
-    /// The parameters when `segments` (already percent-decoded) fit this template, else nil.
-    func match(_ segments: [String]) -> [String: String]? {
-        guard segments.count == self.segments.count else { return nil }
-        var parameters: [String: String] = [:]
+    /// Whether `segments` (already percent-decoded) fit this template.
+    func fits(_ segments: [String]) -> Bool {
+        guard segments.count == self.segments.count else { return false }
         for (segment, part) in zip(segments, self.segments) {
             switch part {
             case .literal(let literal):
-                guard segment == literal else { return nil }
-            case .parameter(let name):
-                guard !segment.isEmpty else { return nil }
-                parameters[name] = segment
+                guard segment == literal else { return false }
+            case .parameter:
+                guard !segment.isEmpty else { return false }
             }
+        }
+        return true
+    }
+
+    /// The parameters of `segments`, which fit this template.
+    func parameters(_ segments: [String]) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, self.segments) {
+            if case .parameter(let name) = part { parameters[name] = segment }
         }
         return parameters
     }

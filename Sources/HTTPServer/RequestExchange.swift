@@ -44,11 +44,14 @@ struct RequestExchange {
                 .problem(Problem(status: .badRequest, detail: "The request target must be a path.")),
                 route: AccessLog.unmatched)
         }
-        let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = String(target[0])
-        guard let segments = Router.decodeSegments(path),
-            let query = target.count > 1 ? QueryParameters(parsing: target[1]) : QueryParameters()
-        else {
+        let uri = head.uri
+        let questionMark = uri.utf8.firstIndex(of: UInt8(ascii: "?"))
+        let path = String(uri[..<(questionMark ?? uri.endIndex)])
+        let query: QueryParameters? =
+            if let questionMark { QueryParameters(parsing: uri[uri.utf8.index(after: questionMark)...]) } else {
+                QueryParameters()
+            }
+        guard let segments = Router.decodeSegments(path), let query else {
             return .answerEarly(
                 .problem(Problem(status: .badRequest, detail: "The request target has an invalid percent-encoding.")),
                 route: AccessLog.unmatched)

@@ -210,11 +210,7 @@ struct RequestFramer {
     /// Whether a header name is `lowercaseName`, in any case.
     private static func isName(_ name: ArraySlice<UInt8>, _ lowercaseName: StaticString) -> Bool {
         guard name.count == lowercaseName.utf8CodeUnitCount else { return false }
-        return lowercaseName.withUTF8Buffer { expected in
-            zip(name, expected).allSatisfy { byte, lower in
-                byte == lower || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == lower)
-            }
-        }
+        return lowercaseName.withUTF8Buffer { equalIgnoringASCIICase(name, lowercase: $0) }
     }
 
     private mutating func endHead() -> RequestRejection? {

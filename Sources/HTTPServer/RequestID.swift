@@ -22,17 +22,16 @@ public enum RequestID {
     /// where drawing byte by byte made sixteen.
     public static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        let words = [generator.next(), generator.next()] as [UInt64]
+        // Two words, not an array of them: this runs for every request.
+        let first: UInt64 = generator.next()
+        let second: UInt64 = generator.next()
         return String(unsafeUninitializedCapacity: 32) { out in
-            var index = 0
-            for word in words {
-                for shift in stride(from: 60, through: 0, by: -4) {
-                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 0x0F
-                    out[index] = nibble < 10 ? 48 + nibble : 87 + nibble
-                    index += 1
-                }
+            for index in 0..<32 {
+                let word = index < 16 ? first : second
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (index % 16))) & 0x0F
+                out[index] = nibble < 10 ? 48 + nibble : 87 + nibble
             }
-            return index
+            return 32
         }
     }
 }

@@ -16,9 +16,14 @@ enum ResponseHead {
     static func make(
         _ response: HTTPResponse, version: HTTPVersion, isHeadRequest: Bool, requestID: String, close: Bool
     ) -> HTTPResponseHead {
-        var headers = response.headers
-        headers.remove(name: "content-length")
-        headers.remove(name: "transfer-encoding")
+        // Built once at its size, not edited (each removal and replacement of an edited copy
+        // copied or grew its array): the handler's headers without the ones owned here, in their
+        // order, then framing, `X-Request-ID` and `Connection`.
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(response.headers.count + 3)
+        for (name, value) in response.headers where !isServerOwned(name) {
+            headers.add(name: name, value: value)
+        }
         if statusAllowsBody(response.status) {
             switch response.body {
             case .bytes(let buffer):
@@ -29,15 +34,22 @@ enum ResponseHead {
                 }
             }
         }
-        headers.replaceOrAdd(name: "x-request-id", value: requestID)
+        headers.add(name: "x-request-id", value: requestID)
         if close {
-            headers.replaceOrAdd(name: "connection", value: "close")
+            headers.add(name: "connection", value: "close")
         } else if version == .http1_0 {
-            headers.replaceOrAdd(name: "connection", value: "keep-alive")
-        } else {
-            headers.remove(name: "connection")
+            headers.add(name: "connection", value: "keep-alive")
         }
         return HTTPResponseHead(version: version, status: response.status, headers: headers)
+    }
+
+    private static let serverOwned: [String.UTF8View] = [
+        "content-length".utf8, "transfer-encoding".utf8, "x-request-id".utf8, "connection".utf8,
+    ]
+
+    /// Whether `name` is one of the headers `make` decides, in any case.
+    private static func isServerOwned(_ name: String) -> Bool {
+        serverOwned.contains { equalIgnoringASCIICase(name.utf8, lowercase: $0) }
     }
 
     /// Writes a whole `.bytes` response from inside the pipeline (for answers no handler gives,

@@ -30,8 +30,8 @@ public enum RouteBody: Sendable {
         case .none:
             return true
         case .json:
-            guard let type = contentType.map(Self.mediaType) else { return false }
-            return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+            guard let contentType else { return false }
+            return Self.isJSON(contentType)
         case .streamed(let accepted):
             if accepted.isEmpty { return true }
             guard let type = contentType.map(Self.mediaType) else { return false }
@@ -42,14 +42,35 @@ public enum RouteBody: Sendable {
         }
     }
 
+    /// Whether the media type is `application/json` or `application/*+json`. An ASCII header
+    /// (every real one) is compared as bytes, without the lowercased copy `mediaType` makes.
+    static func isJSON(_ headerValue: String) -> Bool {
+        let utf8 = headerValue.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            let type = mediaType(headerValue)
+            return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        }
+        let bytes = typeBytes(headerValue)
+        let prefix = "application/".utf8
+        guard equalIgnoringASCIICase(bytes.prefix(prefix.count), lowercase: prefix) else { return false }
+        let subtype = bytes.dropFirst(prefix.count)
+        return equalIgnoringASCIICase(subtype, lowercase: "json".utf8)
+            || (subtype.count >= 5 && equalIgnoringASCIICase(subtype.suffix(5), lowercase: "+json".utf8))
+    }
+
     /// `Application/JSON; charset=utf-8` → `application/json`.
     /// Optional whitespace is spaces and tabs only (RFC 9110 OWS).
     static func mediaType(_ headerValue: String) -> String {
+        Substring(typeBytes(headerValue)).lowercased()
+    }
+
+    /// The header value up to its parameters, without the whitespace around it.
+    private static func typeBytes(_ headerValue: String) -> Substring.UTF8View {
         var bytes = headerValue.utf8[...]
         if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
         let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         while let first = bytes.first, isWhitespace(first) { bytes = bytes.dropFirst() }
         while let last = bytes.last, isWhitespace(last) { bytes = bytes.dropLast() }
-        return Substring(bytes).lowercased()
+        return bytes
     }
 }

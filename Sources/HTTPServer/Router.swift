@@ -4,8 +4,10 @@ import NIOHTTP1
 /// Turns a request into the code that answers it.
 public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
-/// One registered operation.
-public struct Route: Sendable {
+/// One registered operation. A class: a request carries its route from routing to the answer
+/// (plan, body collection, the handler's task), and a copy of a struct of strings, an enum and a
+/// closure retained each of them every time.
+public final class Route: Sendable {
     public let method: HTTPMethod
     public let body: RouteBody
     /// Overrides ``HTTPServerConfiguration/maxBodyBytes``; on a `.streamed` route nil means unlimited.
@@ -14,6 +16,14 @@ public struct Route: Sendable {
     let path: PathTemplate
 
     public var template: String { path.text }
+
+    init(method: HTTPMethod, body: RouteBody, bodyLimit: Int?, handler: @escaping Handler, path: PathTemplate) {
+        self.method = method
+        self.body = body
+        self.bodyLimit = bodyLimit
+        self.handler = handler
+        self.path = path
+    }
 }
 
 public enum RouteMatch: Sendable {
@@ -69,27 +79,28 @@ public struct Router: Sendable {
     }
 
     func match(method: HTTPMethod, segments: [String]) -> RouteMatch {
-        var fitting: [(route: Route, parameters: [String: String])] = []
-        for route in routes {
-            if let parameters = route.path.match(segments) {
-                fitting.append((route, parameters))
-            }
+        // The most specific template that fits: the first registered one no other fitting one
+        // beats. Specificity is only compared among templates that fit the same path: those have
+        // the same number of segments, so "literal beats parameter at the first difference"
+        // orders them consistently (templates of different shapes are not comparable). No
+        // parameters are decoded until a route answers: this runs for every request.
+        var mostSpecific: PathTemplate?
+        for route in routes where route.path.fits(segments) {
+            if let best = mostSpecific, !route.path.isMoreSpecific(than: best) { continue }
+            mostSpecific = route.path
         }
-        if fitting.isEmpty { return .notFound }
-        // Specificity is only compared among templates that fit the same path: those have the
-        // same number of segments, so "literal beats parameter at the first difference" orders
-        // them consistently (templates of different shapes are not comparable).
-        fitting.sort { $0.route.path.isMoreSpecific(than: $1.route.path) }
-        let mostSpecific = fitting[0].route.path.segments
-        fitting.removeAll { $0.route.path.segments != mostSpecific }
-        if let hit = fitting.first(where: { $0.route.method == method }) {
-            return .found(hit.route, parameters: hit.parameters)
-        }
-        if method == .HEAD, let hit = fitting.first(where: { $0.route.method == .GET }) {
-            return .found(hit.route, parameters: hit.parameters)
+        guard let shape = mostSpecific?.segments else { return .notFound }
+        // The routes of that template, in registration order (they all fit: fitting depends on
+        // the segments alone).
+        let candidates = routes.lazy.filter { $0.path.segments == shape }
+        let hit =
+            candidates.first { $0.method == method }
+            ?? (method == .HEAD ? candidates.first { $0.method == .GET } : nil)
+        if let hit {
+            return .found(hit, parameters: hit.path.parameters(segments))
         }
         var allowed: [HTTPMethod] = []
-        for (route, _) in fitting where !allowed.contains(route.method) {
+        for route in candidates where !allowed.contains(route.method) {
             allowed.append(route.method)
         }
         if allowed.contains(.GET) && !allowed.contains(.HEAD) {
@@ -101,10 +112,18 @@ public struct Router: Sendable {
     /// Splits, then percent-decodes each segment; nil when an encoding is invalid.
     static func decodeSegments(_ path: String) -> [String]? {
         var decoded: [String] = []
-        for segment in PathTemplate.split(path) {
-            guard let value = PercentDecoding.decode(segment, plusIsSpace: false) else { return nil }
+        // Split in place (no array of pieces), into one array sized for every route's path.
+        decoded.reserveCapacity(8)
+        var rest = path.dropFirst()
+        if rest.isEmpty { return decoded }
+        while true {
+            let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/"))
+            guard let value = PercentDecoding.decode(rest[..<(slash ?? rest.endIndex)], plusIsSpace: false) else {
+                return nil
+            }
             decoded.append(value)
+            guard let slash else { return decoded }
+            rest = rest[rest.utf8.index(after: slash)...]
         }
-        return decoded
     }
 }

@@ -130,7 +130,8 @@ public struct JSONObjectReader {
 
     /// One error per field not in `known`, in name order, each with a "did you mean" when one fits.
     private mutating func recordUnknownFields() {
-        guard !ignoresUnknownFields else { return }
+        // Sorted only when there is something to report: a sorted copy of the keys per object otherwise.
+        guard !ignoresUnknownFields, object.keys.contains(where: { !known.contains($0) }) else { return }
         for key in object.keys.sorted() where !known.contains(key) {
             errors.append(
                 ValidationError(field: name(key), message: FieldSuggestion.unknownFieldMessage(key, known: known)))

@@ -16,7 +16,10 @@ public enum TextRules {
     }
 
     static func isBlank(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        // Bytes first: one ASCII byte that is not whitespace (U+0009–U+000D, U+0020) settles it
+        // without looking up Unicode properties, which is every real identifier.
+        for byte in text.utf8 where byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) { return false }
+        return text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     }
 
     /// The length JSON Schema's `maxLength` counts: Unicode code points, not grapheme clusters
@@ -57,7 +60,12 @@ public struct ASCIISet: Sendable {
     }
 
     /// Whether every character of `text` is in the set (true for an empty text).
-    public func containsAll(_ text: some StringProtocol) -> Bool { text.utf8.allSatisfy(contains) }
+    /// A loop rather than `allSatisfy(contains)`: the partially applied method is a closure
+    /// allocated on every call, and this runs on every field of every registration.
+    public func containsAll(_ text: some StringProtocol) -> Bool {
+        for byte in text.utf8 where !contains(byte) { return false }
+        return true
+    }
 
     /// This set with the ASCII `characters` added.
     public func union(_ characters: String) -> ASCIISet {
