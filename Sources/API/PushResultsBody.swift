@@ -25,10 +25,13 @@ extension PushResult {
     fileprivate func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"action":"#.utf8)
         JSONText.appendString(action.flatMap { $0 == .ignored ? nil : $0.rawValue }, to: &output)
-        output.append(contentsOf: #","attempts":\#(attempts)"#.utf8)
+        // Literals and the number apart: an interpolated field of over 15 bytes is a heap string.
+        output.append(contentsOf: #","attempts":"#.utf8)
+        output.append(contentsOf: String(attempts).utf8)
         output.append(contentsOf: #","device_id":"#.utf8)
         JSONText.appendString(device_id, to: &output)
-        output.append(contentsOf: #","maybe_delivered":\#(maybe_delivered)"#.utf8)
+        output.append(contentsOf: #","maybe_delivered":"#.utf8)
+        output.append(contentsOf: maybe_delivered ? "true".utf8 : "false".utf8)
         output.append(contentsOf: #","provider":"#.utf8)
         JSONText.appendString(provider, to: &output)
         output.append(contentsOf: #","reason":"#.utf8)

@@ -139,8 +139,17 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch Self.unwrapOutboundIn(data) {
         case .head(var head) where head.status.code >= 200:
-            if quiescing { head.headers.replaceOrAdd(name: "connection", value: "close") }
-            closeAfterResponse = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+            guard quiescing else {
+                // Passed on as it came: wrapping the head again boxed it again. Most heads have no
+                // Connection header (keep-alive is HTTP/1.1's default), so none is split.
+                closeAfterResponse =
+                    head.headers.contains(name: "connection")
+                    && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+                context.write(data, promise: promise)
+                return
+            }
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            closeAfterResponse = true
             context.write(Self.wrapOutboundOut(.head(head)), promise: promise)
         case .end:
             // A rejection (414, 400…) answers bytes that never became a head: do not go below 0.

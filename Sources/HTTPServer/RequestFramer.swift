@@ -210,7 +210,7 @@ struct RequestFramer {
     /// Whether a header name is `lowercaseName`, in any case.
     private static func isName(_ name: ArraySlice<UInt8>, _ lowercaseName: StaticString) -> Bool {
         guard name.count == lowercaseName.utf8CodeUnitCount else { return false }
-        return lowercaseName.withUTF8Buffer { equalIgnoringASCIICase(name, lowercase: $0) }
+        return lowercaseName.withUTF8Buffer { equalIgnoringASCIICase(name, $0) }
     }
 
     private mutating func endHead() -> RequestRejection? {

@@ -49,7 +49,7 @@ enum ResponseHead {
 
     /// Whether `name` is one of the headers `make` decides, in any case.
     private static func isServerOwned(_ name: String) -> Bool {
-        serverOwned.contains { equalIgnoringASCIICase(name.utf8, lowercase: $0) }
+        serverOwned.contains { equalIgnoringASCIICase(name.utf8, $0) }
     }
 
     /// Writes a whole `.bytes` response from inside the pipeline (for answers no handler gives,

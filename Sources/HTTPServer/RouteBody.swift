@@ -34,8 +34,8 @@ public enum RouteBody: Sendable {
             return Self.isJSON(contentType)
         case .streamed(let accepted):
             if accepted.isEmpty { return true }
-            guard let type = contentType.map(Self.mediaType) else { return false }
-            return accepted.contains { $0.lowercased() == type }
+            guard let contentType else { return false }
+            return accepted.contains { Self.isMediaType(contentType, $0) }
         case .jsonOrStreamed(let streamedTypes):
             return RouteBody.json.accepts(contentType: contentType)
                 || RouteBody.streamed(contentTypes: streamedTypes).accepts(contentType: contentType)
@@ -45,18 +45,26 @@ public enum RouteBody: Sendable {
     /// Whether the media type is `application/json` or `application/*+json`. An ASCII header
     /// (every real one) is compared as bytes, without the lowercased copy `mediaType` makes.
     static func isJSON(_ headerValue: String) -> Bool {
-        let utf8 = headerValue.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard isASCII(headerValue) else {
             let type = mediaType(headerValue)
             return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
         }
         let bytes = typeBytes(headerValue)
         let prefix = "application/".utf8
-        guard equalIgnoringASCIICase(bytes.prefix(prefix.count), lowercase: prefix) else { return false }
+        guard equalIgnoringASCIICase(bytes.prefix(prefix.count), prefix) else { return false }
         let subtype = bytes.dropFirst(prefix.count)
-        return equalIgnoringASCIICase(subtype, lowercase: "json".utf8)
-            || (subtype.count >= 5 && equalIgnoringASCIICase(subtype.suffix(5), lowercase: "+json".utf8))
+        return equalIgnoringASCIICase(subtype, "json".utf8)
+            || (subtype.count >= 5 && equalIgnoringASCIICase(subtype.suffix(5), "+json".utf8))
     }
+
+    /// Whether the header's media type is `type`, in any case. ASCII (every real header) is
+    /// compared as bytes, without a lowercased copy of both.
+    private static func isMediaType(_ headerValue: String, _ type: String) -> Bool {
+        guard isASCII(headerValue), isASCII(type) else { return type.lowercased() == mediaType(headerValue) }
+        return equalIgnoringASCIICase(typeBytes(headerValue), type.utf8)
+    }
+
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 
     /// `Application/JSON; charset=utf-8` → `application/json`.
     /// Optional whitespace is spaces and tabs only (RFC 9110 OWS).

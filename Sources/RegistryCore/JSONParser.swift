@@ -150,7 +150,7 @@ public struct JSONParser: ~Copyable {
             case UInt8(ascii: "\""):
                 let text: String?
                 if decoded.isEmpty {
-                    text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)
+                    text = Self.text(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
                 } else {
                     decoded.append(contentsOf: bytes[runStart..<index])
                     text = String(validating: decoded, as: UTF8.self)
@@ -169,6 +169,13 @@ public struct JSONParser: ~Copyable {
                 index += 1
             }
         }
+    }
+
+    /// The string of `utf8`, nil when it is not UTF-8. ASCII (nearly every field) is taken as it
+    /// is: `String(validating:as:)` runs unspecialized here and looks up generic metadata each call.
+    private static func text(_ utf8: UnsafeRawBufferPointer) -> String? {
+        if !utf8.contains(where: { $0 >= 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+        return String(validating: utf8, as: UTF8.self)
     }
 
     private mutating func escape(into decoded: inout [UInt8]) throws(SyntaxError) {
