@@ -26,55 +26,58 @@ extension PushJobStore {
     /// Claims the next open batch of a live job for `lease` (one whose lease ran out, or that was
     /// given back, or not claimed yet), with at most `limit` of its devices not recorded yet, as
     /// they are now. Nil when the job is no longer live (cancelled, expired, past its deadline):
-    /// nothing of it may be sent. The job row is locked while claiming, so a cancel either comes
-    /// first and is seen, or waits for this claim to commit and then sees it (and waits for it to
-    /// be recorded); two claims never take the same batch (`SKIP LOCKED`).
+    /// nothing of it may be sent. One statement, which locks the job row until it commits: a
+    /// cancel either comes first and is seen, or waits for this claim and then sees it (and waits
+    /// for it to be recorded); two claims never take the same batch (`SKIP LOCKED`).
     public func claim(job: String, limit: Int, lease: Duration) async throws -> PushJobClaim? {
         let milliseconds = Self.milliseconds(lease)
         return try await StoreFailure.translating {
-            try await pool.withTransaction { connection -> PushJobClaim? in
-                let live = try connection.queryPrepared(
-                    """
-                    UPDATE push_jobs SET status = 'running', started_at = coalesce(started_at, now())
-                     WHERE id = $1 AND status IN ('queued', 'running') AND deadline_at > now()
-                    RETURNING nextval('push_job_claims') AS claim
-                    """, [job]
-                ).rows.first
-                guard let live else { return nil }
-                let number = Int64(try live.int("claim"))
+            try await pool.withConnection { connection -> PushJobClaim? in
                 // Each device is looked up by its key, and must still be its user's (a LATERAL with
                 // LIMIT is never flattened into a join, whose plan the planner may pick from stale
                 // statistics: as a plain join, the fan-out bench measured 45 ms per claim, 90 µs
                 // per push). The user is checked outside the lookup, which then can only take the
                 // primary key: with both inside, the planner also took the `user_id` index, 20 %
-                // slower per device.
+                // slower per device. In one statement, not a transaction of three: the job row's
+                // lock, which every outcome write of the job waits for, is held for no round trip
+                // to this service (outcome writes waited 8 ms each on the fan-out bench).
                 let rows = try connection.queryPrepared(
                     """
-                    WITH taken AS (
+                    WITH live AS (
+                        UPDATE push_jobs SET status = 'running', started_at = coalesce(started_at, now())
+                         WHERE id = $1 AND status IN ('queued', 'running') AND deadline_at > now()
+                        RETURNING nextval('push_job_claims') AS claim),
+                    taken AS (
                         UPDATE push_job_batches b
-                           SET claim = $2, claimed_until = now() + $3 * interval '1 millisecond', attempts = b.attempts + 1
+                           SET claim = l.claim, claimed_until = now() + $2 * interval '1 millisecond',
+                               attempts = b.attempts + 1
+                          FROM live l
                          WHERE b.job_id = $1 AND b.batch = (
                                SELECT batch FROM push_job_batches
                                 WHERE job_id = $1 AND finished_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
                                 ORDER BY batch LIMIT 1 FOR UPDATE SKIP LOCKED)
                         RETURNING b.batch, b.recipients, b.recipient_users, b.device_ids)
-                    SELECT t.batch, r.device_id AS delivery_device, \(Self.deviceColumns)
-                      FROM taken t
-                      JOIN LATERAL (
+                    SELECT l.claim, t.batch, r.device_id AS delivery_device, \(Self.deviceColumns)
+                      FROM live l
+                      LEFT JOIN taken t ON true
+                      LEFT JOIN LATERAL (
                           SELECT device_id, user_id FROM unnest(t.recipients, t.recipient_users) AS r(device_id, user_id)
-                           WHERE device_id <> ALL (t.device_ids) ORDER BY device_id LIMIT $4) r ON true
+                           WHERE device_id <> ALL (t.device_ids) ORDER BY device_id LIMIT $3) r ON true
                       LEFT JOIN LATERAL (SELECT * FROM devices d WHERE d.id = r.device_id LIMIT 1) dev
                         ON dev.user_id = r.user_id
                      ORDER BY r.device_id
-                    """, [job, number, milliseconds, max(1, limit)]
+                    """, [job, milliseconds, max(1, limit)]
                 ).rows
-                guard let first = rows.first else {
+                guard let first = rows.first else { return nil }
+                let number = Int64(try first.int("claim"))
+                guard first["batch"] != nil else {
                     return PushJobClaim(job: job, batch: 0, number: number, deliveries: [])
                 }
                 return PushJobClaim(
                     job: job, batch: Int64(try first.int("batch")), number: number,
-                    deliveries: try rows.map { row in
-                        PushJobClaim.Delivery(
+                    deliveries: try rows.compactMap { row in
+                        guard row["delivery_device"] != nil else { return nil }
+                        return PushJobClaim.Delivery(
                             deviceID: Int64(try row.int("delivery_device")),
                             device: row["user_id"] == nil ? nil : try DeviceColumns.device(from: row))
                     })
