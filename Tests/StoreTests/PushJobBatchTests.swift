@@ -6,10 +6,10 @@ import Testing
 
 @testable import Store
 
-/// Claims take a job's devices a batch at a time (migration 0018): a batch whose lease ran out is
-/// taken over with its devices not yet recorded, the claim that lost it records nothing, a
+/// Claims take a job's devices a batch at a time (migrations 0018, 0019): a batch whose lease ran
+/// out is taken over with its devices not yet recorded, the claim that lost it records nothing, a
 /// batch given back half sent is claimed again for the rest only, and every device is counted
-/// once.
+/// once, also when its user was named twice.
 @Suite("Push job batches")
 struct PushJobBatchTests {
     @Test func leasesTakeoversAndPartialBatchesRecordEveryDeviceOnce() async throws {
@@ -53,20 +53,64 @@ struct PushJobBatchTests {
         try outcome.get()
     }
 
-    /// A queued job for `devices` users with one device each (`batch-0…`).
-    static func job(of devices: Int, in store: PushJobStore, _ pool: PostgresPool) async throws -> String {
+    @Test func aUserNamedTwiceHasItsDevicesSentAndCountedOnce() async throws {
+        let database = try await TestDatabase.create()
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
+        let outcome = await Result.of {
+            let store = PushJobStore(pool: pool)
+            try await Self.devices(10, pool)
+            let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
+            let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
+            #expect(
+                try await store.addRecipients(job: job, users: users(0..<6), types: nil, providers: nil, batchSize: 4)
+                    == 6)
+            // 4…7 again (4 and 5 repeated), then 4 and 5 only: a batch of repeats only.
+            #expect(
+                try await store.addRecipients(job: job, users: users(4..<10), types: nil, providers: nil, batchSize: 4)
+                    == 6)
+            #expect(
+                try await store.addRecipients(job: job, users: users(4..<6), types: nil, providers: nil, batchSize: 4)
+                    == 2)
+            #expect(try await store.removeRepeatedRecipients(job: job) == 4)
+            guard case .queued(let queued) = try await store.enqueue(job: job, maxQueued: 1000) else {
+                throw TestFailure("the job was not queued")
+            }
+            #expect(queued.counts.total == 10 && queued.counts.pending == 10, "\(queued.counts)")
+            var claimed: [Int64] = []
+            while let next = try await store.claim(job: job, limit: 4, lease: .seconds(60)), !next.deliveries.isEmpty {
+                claimed += next.deliveries.map(\.deviceID)
+                try await store.finish(next, outcomes: next.deliveries.map(Self.sent))
+            }
+            #expect(claimed.count == 10 && Set(claimed).count == 10)
+            let done = try #require(try await store.job(id: job))
+            #expect(done.status == .done && done.counts.sent == 10, "\(done)")
+        }
+        await pool.shutdown()
+        await database.drop()
+        try outcome.get()
+    }
+
+    /// Users `batch-0…` with one FCM device each.
+    static func devices(_ count: Int, _ pool: PostgresPool) async throws {
         try await pool.withConnection { connection in
             try connection.execute(
                 """
                 INSERT INTO providers (name, service, project_id) VALUES ('android', 'fcm', 'batches');
                 INSERT INTO devices (provider, token, type, user_id, created_at, updated_at, last_seen_at)
                 SELECT 'android', 'fcm-token:' || i, 'fcm', 'batch-' || i, now(), now(), now()
-                  FROM generate_series(0, \(devices - 1)) AS i
+                  FROM generate_series(0, \(count - 1)) AS i
                 """)
         }
+    }
+
+    /// A queued job for `devices` users with one device each, in batches of 4.
+    static func job(of devices: Int, in store: PushJobStore, _ pool: PostgresPool) async throws -> String {
+        try await Self.devices(devices, pool)
         let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
         let users = try (0..<devices).map { try UserID("batch-\($0)") }
-        #expect(try await store.addRecipients(job: job, users: users, types: nil, providers: nil) == devices)
+        #expect(
+            try await store.addRecipients(job: job, users: users, types: nil, providers: nil, batchSize: 4) == devices)
         guard case .queued = try await store.enqueue(job: job, maxQueued: 1000) else {
             throw TestFailure("the job was not queued")
         }

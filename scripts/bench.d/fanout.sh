@@ -8,7 +8,10 @@
 #       per push of the service, PostgreSQL and the sink over the job, and beside them h2load
 #       posting an APNs request straight to the same sink for BENCH_FANOUT_H2LOAD_SECONDS (10)
 #   (3) a synchronous POST /v1/push to one VoIP device, one after another while the job runs:
-#       p50/p99 (the ring path beside a job)
+#       p50/p99 (the ring path beside a job); and, from the job's start, BENCH_RING_RATE (200)
+#       signed DialStack webhooks/s for BENCH_FANOUT_RING_SECONDS (15), open loop (ring_tools.py
+#       `paced`, as `scripts/bench scale` sends them): p50/p99 webhook in → push out. Their CPU
+#       falls in (2)'s figures: BENCH_FANOUT_RING_SECONDS=0 leaves them out
 #   (4) kill -9: a second job, to the FCM half of BENCH_FANOUT_CRASH_DEVICES (200,000) more
 #       devices, the service killed a third of the way, started again: restart → ready, and kill → the job moving again
 #       (a dead instance's lease runs out), and whether it finished with every device sent.
@@ -55,7 +58,8 @@ if [[ ${BENCH_PG_STAT_STATEMENTS:-} == 1 ]]; then
   start_cluster "$data" "$pg_port"
   psql -qX -h 127.0.0.1 -p "$pg_port" -U postgres device_registry -c 'CREATE EXTENSION pg_stat_statements'
 fi
-export REGISTRY_ADMIN_KEY=$admin
+secret=whsec_$(openssl rand -hex 24)
+export REGISTRY_ADMIN_KEY=$admin DIALSTACK_WEBHOOK_SECRET=$secret
 start_service() {
   "$bin" serve >>"$tmp/service.log" 2>&1 &
   service_pid=$!
@@ -125,6 +129,12 @@ else
   call_event_body 0 "$devices" "$tmp/job.ndjson"
   location=$(post "$tmp/job.ndjson" /v1/call-events)
 fi
+ring_seconds=${BENCH_FANOUT_RING_SECONDS:-15} rings_pid=
+if ((ring_seconds > 0)); then
+  python3 scripts/bench.d/ring_tools.py paced "$base" "$secret" ringer "${BENCH_RING_RATE:-200}" "$ring_seconds" \
+    >"$tmp/rings_during_job" &
+  rings_pid=$!
+fi
 accept_seconds=$(cat "$tmp/accept.seconds")
 echo "(1) accepted $devices devices in ${accept_seconds}s ($(wc -c <"$tmp/job.ndjson") bytes of NDJSON)"
 : >"$tmp/ring.ms"
@@ -177,6 +187,12 @@ sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
   if (NR == 0) { print "(3) no synchronous push measured"; exit }
   printf "(3) synchronous push during the job: %d pushes, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
     NR, v[int(NR * 0.5) + 1], v[int(NR * 0.99) + 1], v[NR] }'
+if [[ -n $rings_pid ]]; then
+  wait "$rings_pid"
+  read -r rung ring_failed ring_p50 ring_p99 <"$tmp/rings_during_job"
+  echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed;" \
+    "webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
+fi
 
 ((crash_devices > 0)) || exit 0
 # (4) kill -9 a third of the way, then start again. Its FCM devices only: a restarted process

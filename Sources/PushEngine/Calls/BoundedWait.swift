@@ -16,11 +16,12 @@ enum BoundedWait {
         }
         return try await withCheckedThrowingContinuation { continuation in
             pending.withLockedValue { $0 = continuation }
-            let timer = Task {
+            // Above the push jobs' priority, like the ring itself (`CallEventDispatch.urgently`).
+            let timer = Task(priority: .high) {
                 try? await Task.sleep(for: budget)
                 resume(.success(nil))
             }
-            Task {
+            Task(priority: .high) {
                 let result = await task.result
                 resume(result.map { $0 })
                 // Only now: a timer cancelled first would answer nil before the value.

@@ -51,7 +51,7 @@ public struct PushJobClaim: Sendable {
     }
 
     public let job: String
-    /// The batch's first device id, which names it within the job.
+    /// The batch's number within the job.
     let batch: Int64
     public let number: Int64
     public let deliveries: [Delivery]

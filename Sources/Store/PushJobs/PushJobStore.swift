@@ -32,28 +32,79 @@ public struct PushJobStore: Sendable {
         }
     }
 
-    /// Adds the devices of `users` that pass the filters (nil: no filter), each device once however
-    /// often its user is named. Disabled devices are added too: the worker records them skipped.
-    /// Returns how many devices were added.
-    public func addRecipients(job: String, users: [UserID], types: [String]?, providers: [String]?) async throws
-        -> Int
+    /// Adds the devices of `users` that pass the filters (nil: no filter) as new batches of the job,
+    /// each of up to `batchSize` devices in device order (migration 0019). Disabled devices are
+    /// added too: the worker records them skipped. A user named in an earlier call adds its devices
+    /// again: `removeRepeatedRecipients` takes them out before the job is queued. Returns how many
+    /// devices were added.
+    public func addRecipients(job: String, users: [UserID], types: [String]?, providers: [String]?, batchSize: Int)
+        async throws -> Int
     {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
                     """
-                    WITH added AS (
-                        INSERT INTO push_job_deliveries (job_id, device_id, user_id, job_created_at)
-                        SELECT $1, d.id, d.user_id, j.created_at FROM devices d, push_jobs j
-                         WHERE j.id = $1 AND d.user_id = ANY ($2::text[])
+                    WITH found AS (
+                        SELECT d.id, d.user_id, (row_number() OVER (ORDER BY d.id) - 1) / $5 AS part FROM devices d
+                         WHERE d.user_id = ANY ($2::text[])
                            AND ($3::text[] IS NULL OR d.type = ANY ($3::text[]))
-                           AND ($4::text[] IS NULL OR d.provider = ANY ($4::text[]))
-                        ON CONFLICT DO NOTHING RETURNING 1),
-                    counted AS (SELECT count(*)::integer AS n FROM added)
+                           AND ($4::text[] IS NULL OR d.provider = ANY ($4::text[]))),
+                    added AS (
+                        INSERT INTO push_job_batches (job_id, batch, first_device, last_device, recipients, recipient_users)
+                        SELECT $1, (SELECT coalesce(max(batch) + 1, 0) FROM push_job_batches WHERE job_id = $1) + part,
+                               min(id), max(id), array_agg(id ORDER BY id), array_agg(user_id ORDER BY id)
+                          FROM found GROUP BY part
+                        RETURNING cardinality(recipients) AS n),
+                    counted AS (SELECT coalesce(sum(n), 0)::integer AS n FROM added)
                     UPDATE push_jobs SET total = total + n, pending = pending + n FROM counted
                      WHERE id = $1 RETURNING n
-                    """, [job, users.map(\.value), types, providers]
+                    """, [job, users.map(\.value), types, providers, max(1, batchSize)]
                 ).rows[0].int("n")
+            }
+        }
+    }
+
+    /// Takes out of a job still `receiving` the devices a repeated user added more than once (each
+    /// keeps its first place), so that every device is sent and counted once. Reads all of the
+    /// job's recipients: the intake calls it only when it saw a user id twice (or two ids of one
+    /// hash). Returns how many were taken out.
+    @discardableResult
+    public func removeRepeatedRecipients(job: String) async throws -> Int {
+        try await StoreFailure.translating {
+            try await pool.withTransaction { connection in
+                let removed =
+                    try connection.queryPrepared(
+                        """
+                        WITH placed AS (
+                            SELECT b.batch, r.ord,
+                                   row_number() OVER (PARTITION BY r.device ORDER BY b.batch, r.ord) AS nth
+                              FROM push_jobs j JOIN push_job_batches b ON b.job_id = j.id,
+                                   unnest(b.recipients) WITH ORDINALITY AS r(device, ord)
+                             WHERE j.id = $1 AND j.status = 'receiving'),
+                        repeats AS (
+                            SELECT batch, array_agg(ord) AS places, count(*)::integer AS n FROM placed WHERE nth > 1
+                             GROUP BY batch),
+                        trimmed AS (
+                            UPDATE push_job_batches b
+                               SET recipients = coalesce((
+                                       SELECT array_agg(device ORDER BY ord)
+                                         FROM unnest(b.recipients) WITH ORDINALITY AS r(device, ord)
+                                        WHERE ord <> ALL (p.places)), '{}'),
+                                   recipient_users = coalesce((
+                                       SELECT array_agg(user_id ORDER BY ord)
+                                         FROM unnest(b.recipient_users) WITH ORDINALITY AS r(user_id, ord)
+                                        WHERE ord <> ALL (p.places)), '{}')
+                              FROM repeats p WHERE b.job_id = $1 AND b.batch = p.batch
+                            RETURNING p.n),
+                        counted AS (SELECT coalesce(sum(n), 0)::integer AS n FROM trimmed)
+                        UPDATE push_jobs SET total = total - n, pending = pending - n FROM counted
+                         WHERE id = $1 RETURNING n
+                        """, [job]
+                    ).rows.first?.int("n") ?? 0
+                // A batch of repeats only is left empty: nothing to claim in it.
+                _ = try connection.queryPrepared(
+                    "DELETE FROM push_job_batches WHERE job_id = $1 AND cardinality(recipients) = 0", [job])
+                return removed
             }
         }
     }
@@ -121,8 +172,9 @@ public struct PushJobStore: Sendable {
     /// "push_jobs admission" as a number, the key of the advisory lock `enqueue` takes.
     static let admissionLock = 7_301_300_013
 
-    /// Deletes a job that will not be queued (refused, or its body failed), with its recipients;
-    /// a job already queued is the workers' and stays.
+    /// Deletes a job that will not be queued (refused, or its body failed), with its batches (and
+    /// the recipients an instance before migration 0019 wrote); a job already queued is the
+    /// workers' and stays.
     public func discard(job: String) async throws {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
@@ -177,10 +229,6 @@ public struct PushJobStore: Sendable {
             }
         }
     }
-
-    /// The partition key of a job's outcome rows (its `created_at`, migration 0017) for the job
-    /// `$1`: with it, a statement reads only that day's partition.
-    static let jobDay = "(SELECT created_at FROM push_jobs WHERE id = $1)"
 
     static let columns = """
         id, kind, status, created_at, deadline_at, started_at, finished_at, total, pending, sent, token_invalid, \
