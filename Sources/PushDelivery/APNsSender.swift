@@ -111,7 +111,11 @@ public final class APNsSender: Sendable {
             var jwt: String?
             if let providerToken {
                 do {
-                    jwt = try await providerToken.token()
+                    if let fresh = providerToken.freshToken {
+                        jwt = fresh
+                    } else {
+                        jwt = try await providerToken.token()
+                    }
                 } catch {
                     return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
                 }

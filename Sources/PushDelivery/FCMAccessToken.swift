@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushRules
 import RegistryCore
 import RegistryCrypto
@@ -32,7 +33,11 @@ actor FCMAccessToken {
     /// Where each exchange runs, so the engine's shutdown waits for it.
     private let tasks: any BackgroundTasks
     private let now: @Sendable () -> Date
-    private var current: (token: String, expiresAt: Date)?
+    private var current: (token: String, expiresAt: Date)? {
+        didSet { published.withLockedValue { $0 = current } }
+    }
+    /// `current`, readable without the actor (`freshToken`).
+    private let published = NIOLockedValueBox<(token: String, expiresAt: Date)?>(nil)
     private var refreshing: Task<String, any Error>?
     private var lastFailure: Date?
     /// Exchanges made so far, for tests and metrics.
@@ -46,6 +51,15 @@ actor FCMAccessToken {
         self.pool = pool
         self.tasks = tasks
         self.now = now
+    }
+
+    /// The current token while it is far from its expiry, read without entering the actor: what
+    /// nearly every push sends with. Nil when `token(timeout:)` has something to decide.
+    nonisolated var freshToken: String? {
+        guard let current = published.withLockedValue({ $0 }),
+            current.expiresAt.timeIntervalSince(now()) > Self.refreshMargin
+        else { return nil }
+        return current.token
     }
 
     /// A valid access token, or the outcome that ends the attempt without one:

@@ -67,7 +67,12 @@ public final class FCMSender: Sendable {
             guard !body.isEmpty else { return .rejected(reason: "PayloadTooLarge") }
             let bearer: String
             do throws(PushOutcome) {
-                bearer = try await accessToken.token(timeout: timeout)
+                // The fresh token without entering its actor, as nearly always.
+                if let fresh = accessToken.freshToken {
+                    bearer = fresh
+                } else {
+                    bearer = try await accessToken.token(timeout: timeout)
+                }
             } catch {
                 return error
             }

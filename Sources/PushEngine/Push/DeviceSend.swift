@@ -58,7 +58,7 @@ struct DeviceSend {
         result.maybe_delivered = delivery.maybeDelivered
         switch delivery.status {
         case .sent(let serviceID):
-            await senders.setHealthy(name)
+            await senders.delivered(through: name)
             result.service_id = serviceID
             return result.finished(.sent, reason: nil)
         case .tokenInvalid(let reason, let policy, let observedAt):

@@ -5,37 +5,70 @@ import RegistryCore
 /// What `POST /v1/push` counts. Labels are bounded: providers are configured by operators,
 /// statuses are a fixed set, and reasons are the push services' own fixed vocabularies (or ours).
 enum PushMetrics {
+    private struct SendLabels: Hashable {
+        let provider: String
+        let service: String
+        let status: String
+        let reason: String
+    }
+
+    private struct InvalidatedLabels: Hashable {
+        let provider: String
+        let action: String
+        let reason: String
+    }
+
+    private struct DurationLabels: Hashable {
+        let provider: String
+        let service: String
+    }
+
+    private static let sends = MetricHandles<SendLabels, Counter> {
+        Counter(
+            label: "push_sends_total",
+            dimensions: [
+                ("provider", $0.provider), ("service", $0.service), ("status", $0.status), ("reason", $0.reason),
+            ])
+    }
+    private static let retries = MetricHandles<String, Counter> {
+        Counter(label: "push_retries_total", dimensions: [("provider", $0)])
+    }
+    private static let expiredBeforeSend = MetricHandles<String, Counter> {
+        Counter(label: "push_expired_before_send_total", dimensions: [("provider", $0)])
+    }
+    private static let invalidated = MetricHandles<InvalidatedLabels, Counter> {
+        Counter(
+            label: "push_tokens_invalidated_total",
+            dimensions: [("provider", $0.provider), ("action", $0.action), ("reason", $0.reason)])
+    }
+    private static let durations = MetricHandles<DurationLabels, Metrics.Timer> {
+        Metrics.Timer(
+            label: "push_send_duration_seconds", dimensions: [("provider", $0.provider), ("service", $0.service)])
+    }
+
     /// `push_sends_total{provider, service, status, reason}` and, for pushes that reached a push
     /// service, `push_send_duration_seconds{provider, service}` from request in to its answer.
     static func record(_ result: PushResult, service: PushService, delivery: DeliveryResult?, duration: Duration?) {
         let attempts = delivery?.attempts ?? 0
         let reason = result.status == .skipped ? skipReason(result.reason ?? "") : (result.reason ?? "")
-        Counter(
-            label: "push_sends_total",
-            dimensions: [
-                ("provider", result.provider), ("service", service.rawValue), ("status", result.status.rawValue),
-                ("reason", reason),
-            ]
-        ).increment()
+        sends[
+            SendLabels(
+                provider: result.provider, service: service.rawValue, status: result.status.rawValue, reason: reason)
+        ].increment()
         if attempts > 1 {
-            Counter(label: "push_retries_total", dimensions: [("provider", result.provider)]).increment(
-                by: attempts - 1)
+            retries[result.provider].increment(by: attempts - 1)
         }
         if result.status == .expired, delivery != nil, attempts == 0 {
-            Counter(label: "push_expired_before_send_total", dimensions: [("provider", result.provider)]).increment()
+            expiredBeforeSend[result.provider].increment()
         }
         if let action = result.action, action == .deleted || action == .disabled {
-            Counter(
-                label: "push_tokens_invalidated_total",
-                dimensions: [("provider", result.provider), ("action", action.rawValue), ("reason", reason)]
-            ).increment()
+            invalidated[InvalidatedLabels(provider: result.provider, action: action.rawValue, reason: reason)]
+                .increment()
         }
         if let duration {
             let (seconds, attoseconds) = duration.components
-            Metrics.Timer(
-                label: "push_send_duration_seconds",
-                dimensions: [("provider", result.provider), ("service", service.rawValue)]
-            ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            durations[DurationLabels(provider: result.provider, service: service.rawValue)]
+                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
     }
 

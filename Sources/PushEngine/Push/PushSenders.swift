@@ -1,5 +1,6 @@
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import PushDelivery
 import RegistryCore
 import Store
@@ -31,8 +32,26 @@ actor PushSenders {
         case credentialsUnreadable
     }
 
+    /// What a sender was built from: a change in any of these builds a new one.
+    private struct Version: Equatable, Sendable {
+        let keyFingerprint: String
+        let teamID: String?
+        let keyID: String?
+        let endpoint: String?
+        let topic: String?
+
+        init?(_ stored: StoredProvider) {
+            guard let facts = stored.credentials else { return nil }
+            keyFingerprint = facts.keyFingerprint
+            teamID = facts.teamID
+            keyID = facts.keyID
+            endpoint = stored.endpoint
+            topic = stored.provider.topic
+        }
+    }
+
     private struct Entry: Sendable {
-        let version: String
+        let version: Version
         let sender: Sender
         /// How much of the sender's running totals the `_total` counters already hold.
         var counted = Counted()
@@ -49,8 +68,17 @@ actor PushSenders {
     private let credentialStore: ProviderCredentialStore
     private let tasks: EngineTasks
     private let logger: Logger
-    private var entries: [ProviderName: Entry] = [:]
-    private var unhealthy: [ProviderName: String] = [:]
+    private var entries: [ProviderName: Entry] = [:] {
+        didSet { published.withLockedValue { $0 = entries } }
+    }
+    /// `entries` and the names in `unhealthy`, readable without the actor: every push asks for
+    /// its sender and reports a success, and two hops on and off the actor for each cost more
+    /// than the lookups.
+    private let published = NIOLockedValueBox<[ProviderName: Entry]>([:])
+    private let publishedUnhealthy = NIOLockedValueBox<Set<ProviderName>>([])
+    private var unhealthy: [ProviderName: String] = [:] {
+        didSet { publishedUnhealthy.withLockedValue { $0 = Set(unhealthy.keys) } }
+    }
     private var budgets: [ProviderName: PushBudget] = [:]
 
     init(factory: PushSenderFactory, credentialStore: ProviderCredentialStore, tasks: EngineTasks, logger: Logger) {
@@ -60,12 +88,15 @@ actor PushSenders {
         self.logger = logger
     }
 
-    func sender(for stored: StoredProvider) async throws(Unusable) -> Sender {
-        guard let facts = stored.credentials else { throw .noCredentials }
-        let version = [
-            facts.keyFingerprint, facts.teamID ?? "", facts.keyID ?? "", stored.endpoint ?? "",
-            stored.provider.topic ?? "",
-        ].joined(separator: " ")
+    nonisolated func sender(for stored: StoredProvider) async throws(Unusable) -> Sender {
+        guard let version = Version(stored) else { throw .noCredentials }
+        if let entry = published.withLockedValue({ $0[stored.provider.name] }), entry.version == version {
+            return entry.sender
+        }
+        return try await sender(for: stored, version: version)
+    }
+
+    private func sender(for stored: StoredProvider, version: Version) async throws(Unusable) -> Sender {
         let name = stored.provider.name
         if let entry = entries[name], entry.version == version { return entry.sender }
         let sender = try await build(stored)
@@ -181,6 +212,13 @@ actor PushSenders {
         ] {
             Counter(label: label, dimensions: [("provider", name.value)]).increment(by: 0)
         }
+    }
+
+    /// A push through `name` was accepted: `setHealthy`, entering the actor only when `name` is
+    /// marked unhealthy (a healthy provider's gauge is 0 already).
+    nonisolated func delivered(through name: ProviderName) async {
+        guard publishedUnhealthy.withLockedValue({ $0.contains(name) }) else { return }
+        await setHealthy(name)
     }
 
     /// Recorded as 0, not removed: the series stays.
