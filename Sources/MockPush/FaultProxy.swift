@@ -46,10 +46,17 @@ public final class FaultProxy: Sendable {
                     $0.accepted += 1
                 }
                 // The client's connection is accepted once the server's is up (see `ProxyLink.attach`).
-                return inbound.pipeline.addHandler(ProxyHandler(link: link, side: .client)).flatMap {
+                // Initializers run on the channel's loop, where the handlers are added in place.
+                return inbound.eventLoop.makeCompletedFuture {
+                    try inbound.pipeline.syncOperations.addHandler(ProxyHandler(link: link, side: .client))
+                }.flatMap {
                     ClientBootstrap(group: inbound.eventLoop)
                         .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-                        .channelInitializer { $0.pipeline.addHandler(ProxyHandler(link: link, side: .server)) }
+                        .channelInitializer { outbound in
+                            outbound.eventLoop.makeCompletedFuture {
+                                try outbound.pipeline.syncOperations.addHandler(ProxyHandler(link: link, side: .server))
+                            }
+                        }
                         .connect(host: host, port: port)
                         .map { _ in () }
                         .flatMapErrorThrowing { error in

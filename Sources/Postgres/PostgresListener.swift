@@ -58,7 +58,7 @@ public final class PostgresListener: Sendable {
 
     private func listen() -> Ending {
         var delay = ConnectBackoff.initialDelay
-        while !stopped.withLockedValue { $0 } {
+        while !stopped.withLockedValue({ $0 }) {
             do {
                 let connection = try PostgresConnection.open(configuration, metrics: PoolMetrics())
                 if connection.isBehindPooler { return .behindPooler }
@@ -80,7 +80,7 @@ public final class PostgresListener: Sendable {
     /// Delivers notifications until stopped or the session fails (throws).
     private func receive(on connection: PostgresConnection) throws {
         var quietSince = ContinuousClock.now
-        while !stopped.withLockedValue { $0 } {
+        while !stopped.withLockedValue({ $0 }) {
             if Socket.wait(PQsocket(connection.handle), for: .read, timeout: .milliseconds(250)) != nil {
                 guard PQconsumeInput(connection.handle) == 1 else {
                     throw PostgresError.connectionLost(outcomeUnknown: false)
