@@ -13,11 +13,7 @@ import Testing
 @Suite("Push job batches")
 struct PushJobBatchTests {
     @Test func leasesTakeoversAndPartialBatchesRecordEveryDeviceOnce() async throws {
-        let database = try await TestDatabase.create()
-        let pool = PostgresPool(
-            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
-        let outcome = await Result.of {
-            let store = PushJobStore(pool: pool)
+        try await Self.withStore { store, pool in
             let job = try await Self.job(of: 10, in: store, pool)
             // A lease already over when it is granted: the next claim takes the batch over.
             let lost = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(-1)))
@@ -48,17 +44,10 @@ struct PushJobBatchTests {
             #expect(done.status == .done && done.counts.sent == 10 && done.counts.pending == 0, "\(done)")
             #expect(try await store.claim(job: job, limit: 4, lease: .seconds(60)) == nil, "a done job is not live")
         }
-        await pool.shutdown()
-        await database.drop()
-        try outcome.get()
     }
 
     @Test func aUserNamedTwiceHasItsDevicesSentAndCountedOnce() async throws {
-        let database = try await TestDatabase.create()
-        let pool = PostgresPool(
-            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
-        let outcome = await Result.of {
-            let store = PushJobStore(pool: pool)
+        try await Self.withStore { store, pool in
             try await Self.devices(10, pool)
             let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
             let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
@@ -86,6 +75,14 @@ struct PushJobBatchTests {
             let done = try #require(try await store.job(id: job))
             #expect(done.status == .done && done.counts.sent == 10, "\(done)")
         }
+    }
+
+    /// `body` with a job store on a database of its own, dropped afterwards whatever `body` did.
+    static func withStore(_ body: (PushJobStore, PostgresPool) async throws -> Void) async throws {
+        let database = try await TestDatabase.create()
+        let pool = PostgresPool(
+            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
+        let outcome = await Result.of { try await body(PushJobStore(pool: pool), pool) }
         await pool.shutdown()
         await database.drop()
         try outcome.get()
