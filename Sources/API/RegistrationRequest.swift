@@ -14,7 +14,10 @@ struct RegistrationRequest {
 
     /// Every problem at once, the registration's and these fields'.
     static func parse(_ body: JSONValue) throws(ValidationErrors) -> RegistrationRequest {
-        guard case .object(var registrationFields) = body else {
+        // Most bodies name neither field: then the body is the registration as it is (taking the
+        // fields out copied and rehashed the whole object for every registration).
+        guard case .object(var registrationFields) = body, fields.contains(where: { registrationFields[$0] != nil })
+        else {
             return RegistrationRequest(
                 registration: try DeviceRegistration.parse(body), encryptsPayload: false, rotatesPayloadKey: false)
         }

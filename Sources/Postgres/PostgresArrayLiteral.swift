@@ -4,13 +4,28 @@ enum PostgresArrayLiteral {
     /// Built as UTF-8 bytes: a group-commit batch or an import chunk sends nine of these with up to
     /// a thousand elements each.
     static func format(_ elements: [String?]) -> String {
+        format(count: elements.count) { write in
+            for element in elements { write(element) }
+        }
+    }
+
+    /// The same for elements that are never NULL.
+    static func format(nonNull elements: [String]) -> String {
+        format(count: elements.count) { write in
+            for element in elements { write(element) }
+        }
+    }
+
+    private static func format(count: Int, _ elements: ((String?) -> Void) -> Void) -> String {
         var literal: [UInt8] = [UInt8(ascii: "{")]
-        literal.reserveCapacity(2 + elements.count * 16)
-        for (position, element) in elements.enumerated() {
-            if position > 0 { literal.append(UInt8(ascii: ",")) }
+        literal.reserveCapacity(2 + count * 16)
+        var first = true
+        elements { element in
+            if !first { literal.append(UInt8(ascii: ",")) }
+            first = false
             guard var element else {
                 literal.append(contentsOf: "NULL".utf8)
-                continue
+                return
             }
             literal.append(UInt8(ascii: "\""))
             element.withUTF8 { bytes in
@@ -28,6 +43,8 @@ enum PostgresArrayLiteral {
     /// Parses the server's output, where elements are quoted only when they need it and a bare
     /// `NULL` is SQL NULL. Returns nil for NULL elements, nested arrays and malformed text.
     static func parse(_ literal: String) -> [String]? {
+        // The usual answer (no tokens evicted, say): no copy of the text to find nothing in it.
+        if literal == "{}" { return [] }
         let bytes = Array(literal.utf8)
         guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
         if bytes.count == 2 { return [] }

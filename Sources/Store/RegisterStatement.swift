@@ -28,13 +28,15 @@ enum RegisterStatement {
         columns(registrations) + [userDeviceCap]
     }
 
-    /// The nine parallel arrays `register_devices()` and `import_devices()` take.
+    /// The nine parallel arrays `register_devices()` and `import_devices()` take. Closures, not
+    /// key paths: an optional-chained key path is projected at run time, per element.
     static func columns(_ registrations: [DeviceRegistration]) -> [(any PostgresEncodable)?] {
         [
-            registrations.map(\.provider.value), registrations.map(\.token.value), registrations.map(\.type.rawValue),
-            registrations.map(\.userID.value), registrations.map(\.environment?.rawValue),
-            registrations.map(\.deviceID?.value), registrations.map(\.platform?.value),
-            registrations.map(\.appVersion?.value), registrations.map(\.locale?.value),
+            registrations.map { $0.provider.value }, registrations.map { $0.token.value },
+            registrations.map { $0.type.rawValue }, registrations.map { $0.userID.value },
+            registrations.map { $0.environment?.rawValue }, registrations.map { $0.deviceID?.value },
+            registrations.map { $0.platform?.value }, registrations.map { $0.appVersion?.value },
+            registrations.map { $0.locale?.value },
         ]
     }
 

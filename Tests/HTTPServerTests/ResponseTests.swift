@@ -98,6 +98,7 @@ import Testing
         #expect(!RequestID.isAcceptable("é"))
         let generated = RequestID.generate()
         #expect(generated.count == 32 && generated.allSatisfy(\.isHexDigit))
+        #expect(RequestID.generate() != generated)
         #expect(RequestID.from(["X-Request-ID": "tab\there"]) != "tab\there")
     }
 }

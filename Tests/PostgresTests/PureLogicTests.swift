@@ -62,6 +62,19 @@ import Testing
         #expect(PostgresArrayLiteral.format([]) == "{}")
         #expect(PostgresArrayLiteral.format(["a", "b\"c", "d\\e", ""]) == #"{"a","b\"c","d\\e",""}"#)
     }
+
+    /// Arrays of strings take a shortcut past the generic element conversion: same text.
+    @Test func arraysOfAnyElementTypeWriteTheSameLiteral() {
+        let strings: any PostgresEncodable = ["a", "b\"c", ""] as [String]
+        let optionals: any PostgresEncodable = ["a", nil, "d\\e"] as [String?]
+        let numbers: any PostgresEncodable = [1, 22] as [Int]
+        let nested: any PostgresEncodable = [Int64(3), nil] as [Int64?]
+        #expect(strings.postgresText == #"{"a","b\"c",""}"#)
+        #expect(optionals.postgresText == #"{"a",NULL,"d\\e"}"#)
+        #expect(numbers.postgresText == #"{"1","22"}"#)
+        #expect(nested.postgresText == #"{"3",NULL}"#)
+        #expect(([] as [String]).postgresText == "{}")
+    }
 }
 
 @Suite struct MigrationChecksumTests {
