@@ -455,4 +455,16 @@ import Testing
             #expect(setup.fixture.server.recordedRequests.isEmpty)
         }
     }
+
+    /// NIO does not check the header values it sends (`HTTP2Connection`): one a header block
+    /// cannot carry is refused before a request is made.
+    @Test func aCollapseIDWithAControlCharacterIsRejectedWithoutSending() async throws {
+        try await withSender { setup in
+            let options = try APNsSendOptions(pushType: .alert, collapseID: "call-1\r\nx-injected: 1")
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: options, deadline: Self.deadline())
+            #expect(result == DeliveryResult(status: .rejected(reason: "BadCollapseId"), attempts: 0))
+            #expect(setup.fixture.server.recordedRequests.isEmpty)
+        }
+    }
 }
