@@ -194,7 +194,11 @@ if [[ -n $rings_pid ]]; then
     "webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
 fi
 
-((crash_devices > 0)) || exit 0
+log_warnings() {
+  warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
+  ((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; grep -iE 'warning|error' "$tmp/service.log" | tail -n 3; }
+}
+((crash_devices > 0)) || { log_warnings; exit 0; }
 # (4) kill -9 a third of the way, then start again. Its FCM devices only: a restarted process
 # signs a new APNs provider token, which APNs (and the mock) refuse within 20 minutes of the last.
 body "$devices" "$crash_devices" "$tmp/crash.ndjson" '"types":["fcm"],'
@@ -220,5 +224,4 @@ fi
 while [[ $(api GET "$location" | field status) == running ]]; do sleep 0.2; done
 job=$(api GET "$location")
 echo "    then: $(field '"%s, %d of %d sent" % (status, counts["sent"], total)' <<<"$job")"
-warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
-((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; grep -iE 'warning|error' "$tmp/service.log" | tail -n 3; }
+log_warnings
