@@ -13,17 +13,19 @@ struct CallEventDispatch {
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
     func post(_ event: CallEvent) async throws -> CallEventAnswer {
-        while true {
-            let (found, devices) = try await claim(event)
-            switch found {
-            case .claimed(let row):
-                return try await start(event, row, devices).recorded.value
-            case .existing(let row):
-                try Self.checkSameEvent(event, digest: event.digest, row)
-                // Gone while waited on: its first poster gave the id back having sent nothing (it
-                // could not read the devices), so this post claims it again and sends.
-                guard let settled = try await settled(row) else { continue }
-                return try duplicate(event, settled)
+        try await Self.urgently { [self] in
+            while true {
+                let (found, devices) = try await claim(event)
+                switch found {
+                case .claimed(let row):
+                    return try await start(event, row, devices).recorded.value
+                case .existing(let row):
+                    try Self.checkSameEvent(event, digest: event.digest, row)
+                    // Gone while waited on: its first poster gave the id back having sent nothing
+                    // (it could not read the devices), so this post claims it again and sends.
+                    guard let settled = try await settled(row) else { continue }
+                    return try duplicate(event, settled)
+                }
             }
         }
     }
@@ -52,15 +54,17 @@ struct CallEventDispatch {
     /// a redelivery is answered at once from what is stored, unless the first poster died holding
     /// the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
-        let (found, devices) = try await claim(event)
-        switch found {
-        case .claimed(let row):
-            let sending = start(event, row, devices)
-            return try await BoundedWait.value(of: sending.sent, within: budget)
-                ?? CallEventAnswer(row, duplicate: false)
-        case .existing(let row):
-            try Self.checkSameEvent(event, digest: event.digest, row)
-            return try duplicate(event, row)
+        try await Self.urgently { [self] in
+            let (found, devices) = try await claim(event)
+            switch found {
+            case .claimed(let row):
+                let sending = start(event, row, devices)
+                return try await BoundedWait.value(of: sending.sent, within: budget)
+                    ?? CallEventAnswer(row, duplicate: false)
+            case .existing(let row):
+                try Self.checkSameEvent(event, digest: event.digest, row)
+                return try duplicate(event, row)
+            }
         }
     }
 
@@ -109,7 +113,8 @@ struct CallEventDispatch {
         return Sending(sent: sent, recorded: recorded)
     }
 
-    /// Rings run above the push jobs' priority. On Linux each task priority has threads of its
+    /// Rings run above the push jobs' priority, from the claim on (its answer, and the devices
+    /// read beside it, resume the ring there too). On Linux each task priority has threads of its
     /// own: at one priority, every step of a ring (each await's continuation) waited for a thread
     /// behind the job's pushes' continuations (a task hopping 8 times behind 64 busy tasks: 70 ms
     /// at p50, 0.09 ms at a higher priority than theirs).
