@@ -104,9 +104,17 @@ struct CallEventDispatch {
             try await Self.urgently {
                 let answer = try await sent.value
                 let json = String(decoding: try JSONEncoder().encode(answer.results), as: UTF8.self)
-                // Pushes went out: a failure to record them is a 503 whose retry finds the id
-                // running and, after its deadline, abandoned — never a second ring.
-                try await context.callEvents.finish(id: event.id, resultJSON: json)
+                // Pushes went out: a failure to record them is a 503 (to a post; a webhook has
+                // had its answer) whose retry finds the id running and, after its deadline,
+                // abandoned — never a second ring.
+                do {
+                    try await context.callEvents.finish(id: event.id, resultJSON: json)
+                } catch {
+                    context.logger.warning(
+                        "a call event's results were not recorded; it will read as abandoned",
+                        metadata: ["type": "\(event.type.rawValue)", "error": "\(error)"])
+                    throw error
+                }
                 return answer
             }
         }
