@@ -190,8 +190,10 @@ sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
 if [[ -n $rings_pid ]]; then
   wait "$rings_pid"
   read -r rung ring_failed ring_p50 ring_p99 <"$tmp/rings_during_job"
-  echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed;" \
-    "webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
+  # A webhook is answered once its pushes are out and its results recorded after: any not recorded?
+  unrecorded=$(sql "SELECT count(*) FROM call_events WHERE id LIKE 'paced-%' AND state <> 'done'")
+  echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed," \
+    "$unrecorded results not recorded; webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
 fi
 
 log_warnings() {
