@@ -5,15 +5,9 @@ import RegistryCore
 /// Call events by id: the claim that makes them idempotent across instances, their results, and
 /// their pruning. A ring's claim and its results are one statement each, through a group commit
 /// (`CallEventWrite`): rings arriving together share one transaction and one WAL flush.
-///
-/// Claims and results commit in lanes of their own (one runner each): a ring's claim, which
-/// comes before its pushes, never waits behind a batch of other rings' results, which come after
-/// theirs. During a push job both lanes' batches waited about 35 ms each for the WAL flush, and a
-/// ring in one lane waited for up to one batch in flight and then its own.
 public struct CallEventStore: Sendable {
     let pool: PostgresPool
-    let claims: BatchQueue<WriteOperation, WriteOutcome>
-    let results: BatchQueue<WriteOperation, WriteOutcome>
+    let writes: BatchQueue<WriteOperation, WriteOutcome>
 
     /// An id posted again within this window is a duplicate (or a conflict); after it, the id is
     /// a new event: a call platform's retries come within minutes, and an id seen again a day
@@ -22,8 +16,7 @@ public struct CallEventStore: Sendable {
 
     public init(pool: PostgresPool) {
         self.pool = pool
-        claims = GroupCommitter.make(pool: pool, maxRunners: 1)
-        results = GroupCommitter.make(pool: pool, maxRunners: 1)
+        writes = GroupCommitter.make(pool: pool)
     }
 
     static let columns = """
@@ -43,7 +36,7 @@ public struct CallEventStore: Sendable {
     /// serialised by an advisory lock on it, and exactly one gets `.claimed`.
     public func claim(id: String, digest: String, type: String, deadline: Date) async throws -> CallEventClaim {
         try await StoreFailure.translating {
-            try await claims.submit(
+            try await writes.submit(
                 .callEvent(.claim(CallEventHandOver(id: id, digest: digest, type: type), deadline: deadline))
             ).callEvent.claim
         }
@@ -92,7 +85,7 @@ public struct CallEventStore: Sendable {
     /// job's id and no results.
     public func finish(id: String, resultJSON: String, jobID: String? = nil) async throws {
         try await StoreFailure.translating {
-            _ = try await results.submit(.callEvent(.finish(id: id, resultJSON: resultJSON, jobID: jobID)))
+            _ = try await writes.submit(.callEvent(.finish(id: id, resultJSON: resultJSON, jobID: jobID)))
         }
     }
 
