@@ -42,10 +42,18 @@ extension Engine {
     private static func checkPayloadFits(_ push: PushRequest, targets: [Device]) throws {
         var errors: [ValidationError] = []
         if let apns = push.apns {
-            // Only the tokens the push type suits are sent to; the others are skipped whatever the size.
-            let types = Set(targets.map(\.type).filter { apns.options.pushType.suits($0) })
-            if !types.isEmpty, !types.contains(where: { PayloadLimit.fits(apns.payload.count, $0) }) {
-                let limit = types.map(PayloadLimit.maximumBytes).max() ?? 0
+            // Only the tokens the push type suits are sent to; the others are skipped whatever the
+            // size. A loop, not sets of types: this runs once per push, usually for one device.
+            var suited = false
+            var fits = false
+            var limit = 0
+            for target in targets where apns.options.pushType.suits(target.type) {
+                suited = true
+                fits = PayloadLimit.fits(apns.payload.count, target.type)
+                if fits { break }
+                limit = max(limit, PayloadLimit.maximumBytes(for: target.type))
+            }
+            if suited, !fits {
                 errors.append(
                     ValidationError(
                         field: "apns.payload", message: "is \(apns.payload.count) bytes; at most \(limit) may be sent"))
