@@ -76,7 +76,7 @@ public final class APNsSender: Sendable {
     /// payload; `DeliveryResult.maybeDelivered` says when they may have to.
     public func send(
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
-        apnsID: UUID = UUID(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
+        apnsID: UUID = .processUnique(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
         await send(
             rendering: { payload }, to: token, environment: environment, options: options, apnsID: apnsID,
@@ -88,7 +88,7 @@ public final class APNsSender: Sendable {
     /// Its size is checked on a first rendering; later ones are no larger (time left only shrinks).
     public func send(
         rendering payload: @escaping @Sendable () -> [UInt8], to token: String, environment: APNsEnvironment,
-        options: APNsSendOptions, apnsID: UUID = UUID(), deadline: ContinuousClock.Instant,
+        options: APNsSendOptions, apnsID: UUID = .processUnique(), deadline: ContinuousClock.Instant,
         lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
         // The token becomes part of the request path: anything but hex is what APNs calls

@@ -468,3 +468,16 @@ import Testing
         }
     }
 }
+
+@Suite struct ProcessUniqueUUIDTests {
+    /// An `apns-id` must be a canonical UUID: version 4, RFC 4122 variant, and no two alike.
+    @Test func pushIDsAreDistinctVersionFourUUIDs() {
+        let ids = (0..<1_000).map { _ in UUID.processUnique() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+            #expect(UUID(uuidString: id.uuidString) == id)
+        }
+    }
+}
