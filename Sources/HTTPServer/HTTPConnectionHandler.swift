@@ -7,8 +7,8 @@ import NIOHTTP1
 /// loop (see ``EventLoopTaskExecutor``), and the response is written with the channel's own
 /// writes when the handler returns. Only then is the next request taken, which keeps pipelined
 /// responses in request order: parts that arrive meanwhile wait in `waiting`, and the socket is
-/// not read while a handler runs or while the client is not reading our responses, so TCP holds a
-/// pipelining client back. A `.streamed` route's body goes to its ``RequestBodySource`` as it
+/// not read while parts wait there or while the client is not reading our responses, so TCP holds
+/// a pipelining client back. A `.streamed` route's body goes to its ``RequestBodySource`` as it
 /// arrives, and reading pauses while a few pieces wait unread.
 ///
 /// This replaced a task per connection reading and writing through `NIOAsyncChannel`: every
@@ -131,12 +131,16 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private var canTake: Bool { !awaitingWritability && !isAnswering }
 
+    /// While a request is answered the socket stays readable until the next request's first part
+    /// arrives (then it waits in `waiting`, and reading stops): withholding the read at once made
+    /// NIO drop and re-add the socket's read interest, two `epoll_ctl` calls per request, for a
+    /// client that sends nothing before its answer anyway.
     private var wantsRead: Bool {
         guard waiting.isEmpty, !awaitingWritability else { return false }
         switch phase {
-        case .awaitingHead, .collecting, .discardingBody: return true
+        case .awaitingHead, .collecting, .discardingBody, .answering: return true
         case .streamingBody: return !bodyReadingPaused
-        case .answering, .done: return false
+        case .done: return false
         }
     }
 
