@@ -375,6 +375,9 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func writeStreamed(_ piece: ByteBuffer) -> EventLoopFuture<Void> {
         guard isActive else { return context.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
         context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(piece))), promise: nil)
+        // A write that fails closes the channel from inside writeAndFlush: channelInactive has
+        // then run, and a promise made now would never be completed (the producer hung).
+        guard isActive else { return context.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
         if context.channel.isWritable { return context.eventLoop.makeSucceededVoidFuture() }
         let promise = context.eventLoop.makePromise(of: Void.self)
         writableAgain = promise
