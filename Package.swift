@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "PushDelivery",
             dependencies: [
-                "RegistryCore", "RegistryCrypto", "PushRules", "Waiting",
+                "Encodings", "RegistryCore", "RegistryCrypto", "PushRules", "Waiting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

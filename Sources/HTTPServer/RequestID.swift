@@ -1,5 +1,5 @@
+import Encodings
 import NIOHTTP1
-import Synchronization
 
 /// The id that ties a request's response, log lines and metrics together.
 public enum RequestID {
@@ -19,14 +19,10 @@ public enum RequestID {
         !value.isEmpty && value.utf8.count <= maxLength && value.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
-    /// 32 lowercase hex characters, unique within the process and unlike any other process's:
-    /// two 64-bit words mixed (SplitMix64, a bijection) from one counter and two random seeds
-    /// drawn once. Drawing the words from the system for every request cost two `getrandom`
-    /// system calls each time. The id ties a request's lines together; it is not a secret.
+    /// 32 lowercase hex characters from `ProcessUniqueBits`: unique within the process and
+    /// unlike any other process's. The id ties a request's lines together; it is not a secret.
     public static func generate() -> String {
-        let count = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        let first = mixed(seeds.0 &+ count &* 0x9E37_79B9_7F4A_7C15)
-        let second = mixed(seeds.1 &+ count &* 0x9E37_79B9_7F4A_7C15)
+        let (first, second) = ProcessUniqueBits.next()
         return String(unsafeUninitializedCapacity: 32) { out in
             for index in 0..<32 {
                 let word = index < 16 ? first : second
@@ -35,19 +31,5 @@ public enum RequestID {
             }
             return 32
         }
-    }
-
-    private static let counter = Atomic<UInt64>(0)
-    private static let seeds: (UInt64, UInt64) = {
-        var generator = SystemRandomNumberGenerator()
-        return (generator.next(), generator.next())
-    }()
-
-    /// SplitMix64's finaliser: every bit of the output depends on every bit of the input.
-    private static func mixed(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOPosix
 import NIOSSL
 import PushRules
@@ -75,7 +76,7 @@ public final class APNsSender: Sendable {
     /// payload; `DeliveryResult.maybeDelivered` says when they may have to.
     public func send(
         _ payload: [UInt8], to token: String, environment: APNsEnvironment, options: APNsSendOptions,
-        apnsID: UUID = UUID(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
+        apnsID: UUID = .processUnique(), deadline: ContinuousClock.Instant, lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
         await send(
             rendering: { payload }, to: token, environment: environment, options: options, apnsID: apnsID,
@@ -87,7 +88,7 @@ public final class APNsSender: Sendable {
     /// Its size is checked on a first rendering; later ones are no larger (time left only shrinks).
     public func send(
         rendering payload: @escaping @Sendable () -> [UInt8], to token: String, environment: APNsEnvironment,
-        options: APNsSendOptions, apnsID: UUID = UUID(), deadline: ContinuousClock.Instant,
+        options: APNsSendOptions, apnsID: UUID = .processUnique(), deadline: ContinuousClock.Instant,
         lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
         // The token becomes part of the request path: anything but hex is what APNs calls
@@ -106,7 +107,19 @@ public final class APNsSender: Sendable {
         if let expiration = options.expiration, expiration.timeIntervalSince1970 > 0 {
             deadline = min(deadline, .now + .milliseconds(Int64(expiration.timeIntervalSinceNow * 1000)))
         }
-        let headers = options.headers(bundleID: bundleID, apnsID: apnsID) + [("content-type", "application/json")]
+        // NIO no longer checks the header values sent (`HTTP2Connection`): the one that comes
+        // from a caller unchecked for them is refused here with APNs's own reason.
+        if let collapseID = options.collapseID, collapseID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return DeliveryResult(status: .rejected(reason: "BadCollapseId"), attempts: 0)
+        }
+        var fields = HPACKHeaders()
+        for (name, value) in options.headers(bundleID: bundleID, apnsID: apnsID) {
+            // Unique per notification, so never worth a place in either end's HPACK table.
+            fields.add(name: name, value: value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
+        }
+        fields.add(name: "content-type", value: "application/json")
+        let headers = fields
+        let path = "/3/device/\(token)"
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             var jwt: String?
             if let providerToken {
@@ -120,8 +133,8 @@ public final class APNsSender: Sendable {
                     return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
                 }
             }
-            let authorization = jwt.map { [("authorization", "bearer \($0)")] } ?? []
-            let request = PushHTTPRequest(path: "/3/device/\(token)", headers: authorization + headers, body: payload())
+            var request = PushHTTPRequest(path: path, pathIsUnique: true, headers: headers, body: payload())
+            if let jwt { request.headers.add(name: "authorization", value: "bearer \(jwt)") }
             let response: PushHTTPResponse
             do throws(ConnectionFailure) {
                 response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOHPACK
 import PushRules
 import RegistryCore
 import RegistryCrypto
@@ -124,7 +125,7 @@ actor FCMAccessToken {
         do {
             response = try await pool.send(
                 PushHTTPRequest(
-                    path: account.tokenPath, headers: [("content-type", "application/x-www-form-urlencoded")],
+                    path: account.tokenPath, headers: ["content-type": "application/x-www-form-urlencoded"],
                     body: Array(body.utf8)),
                 timeout: timeout)
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOPosix
 import NIOSSL
 import PushRules
@@ -79,7 +80,7 @@ public final class FCMSender: Sendable {
             let left = ContinuousClock.now.duration(to: attemptEnds)
             guard left > .zero else { throw .timedOut }
             let request = PushHTTPRequest(
-                path: path, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")],
+                path: path, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"],
                 body: body)
             let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()

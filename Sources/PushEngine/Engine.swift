@@ -22,6 +22,7 @@ public final class Engine: Service, Sendable {
     let pushJobs: PushJobs
     let tasks: EngineTasks
     package let events = RegistryEvents()
+    let providerIndex = ProviderIndex()
     let logger: Logger
 
     /// `senders` makes each provider's push sender, once per process.

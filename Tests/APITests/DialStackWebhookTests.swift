@@ -59,6 +59,10 @@ struct DialStackWebhookTests {
             #expect(replay.status == 200)
             #expect(replay.object?["duplicate"] as? Bool == true)
             #expect(CallEvents.pushes(setup.mock).count == 2)
+            // The answer came once the pushes were out; their results are recorded after it.
+            try await TestSupport.waitUntil("the wake-up's results recorded") {
+                try await server.request("GET", "/v1/call-events/evt_wakeup_1").object?["state"] as? String == "done"
+            }
             let history = try await server.request("GET", "/v1/call-events/evt_wakeup_1")
             #expect((history.object?["results"] as? [Any])?.count == 2)
         }

@@ -148,7 +148,10 @@ import Testing
         let again = try await setup.deliver(port, body)
         #expect(again.object?["duplicate"] as? Bool == true, "\(again.body)")
         #expect(CallEvents.pushes(setup.mock).count == 1)
-        #expect(try await setup.row("evt_crash")?.state == "done")
+        // The webhook is answered once the push is out; its result is recorded after.
+        try await TestSupport.waitUntil("the redelivered ring's result recorded") {
+            try await setup.row("evt_crash")?.state == "done"
+        }
         second.signal(SIGTERM)
         try await second.waitForExit(within: .seconds(20))
         try await setup.finish()

@@ -455,4 +455,29 @@ import Testing
             #expect(setup.fixture.server.recordedRequests.isEmpty)
         }
     }
+
+    /// NIO does not check the header values it sends (`HTTP2Connection`): one a header block
+    /// cannot carry is refused before a request is made.
+    @Test func aCollapseIDWithAControlCharacterIsRejectedWithoutSending() async throws {
+        try await withSender { setup in
+            let options = try APNsSendOptions(pushType: .alert, collapseID: "call-1\r\nx-injected: 1")
+            let result = await setup.sender.send(
+                Self.payload, to: Self.token, environment: .production, options: options, deadline: Self.deadline())
+            #expect(result == DeliveryResult(status: .rejected(reason: "BadCollapseId"), attempts: 0))
+            #expect(setup.fixture.server.recordedRequests.isEmpty)
+        }
+    }
+}
+
+@Suite struct ProcessUniqueUUIDTests {
+    /// An `apns-id` must be a canonical UUID: version 4, RFC 4122 variant, and no two alike.
+    @Test func pushIDsAreDistinctVersionFourUUIDs() {
+        let ids = (0..<1_000).map { _ in UUID.processUnique() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+            #expect(UUID(uuidString: id.uuidString) == id)
+        }
+    }
 }

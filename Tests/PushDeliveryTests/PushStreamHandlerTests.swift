@@ -15,6 +15,9 @@ import Testing
         let state: NIOLockedValueBox<ConnectionState>
     }
 
+    /// A request's answer, once its completion has run.
+    typealias Answer = NIOLockedValueBox<Result<PushHTTPResponse, PushStreamHandler.Failure>?>
+
     func setUp() throws -> Setup {
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
@@ -26,21 +29,19 @@ import Testing
     }
 
     /// Starts a request with `timeout` and returns its result, filled in when it completes.
-    func start(_ setup: Setup, path: String = "/3/device/ab", timeout: TimeAmount = .seconds(10))
-        -> NIOLockedValueBox<Result<PushHTTPResponse, any Error>?>
-    {
-        let result = NIOLockedValueBox<Result<PushHTTPResponse, any Error>?>(nil)
-        let promise = setup.loop.makePromise(of: PushHTTPResponse.self)
-        promise.futureResult.whenComplete { outcome in result.withLockedValue { $0 = outcome } }
+    func start(_ setup: Setup, path: String = "/3/device/ab", timeout: TimeAmount = .seconds(10)) -> Answer {
+        let result = Answer(nil)
         setup.handler.start(
-            PushHTTPRequest(path: path, headers: [("apns-topic", "com.example")], body: Array("{}".utf8)),
-            timeout: timeout, promise: promise)
+            PushHTTPRequest(path: path, headers: ["apns-topic": "com.example"], body: Array("{}".utf8)),
+            timeout: timeout
+        ) { outcome in result.withLockedValue { $0 = outcome } }
+        setup.loop.run()  // The flush of the turn's streams.
         return result
     }
 
-    func failure(_ result: NIOLockedValueBox<Result<PushHTTPResponse, any Error>?>) -> PushStreamHandler.Failure? {
+    func failure(_ result: Answer) -> PushStreamHandler.Failure? {
         guard case .failure(let error) = result.withLockedValue({ $0 }) else { return nil }
-        return error as? PushStreamHandler.Failure
+        return error
     }
 
     @Test func aRequestIsOneHeadersAndOneDataFrameOnANewOddStreamAndItsAnswerCompletesIt() throws {
@@ -111,6 +112,45 @@ import Testing
         }
         // A late answer belongs to no request.
         try setup.channel.writeInbound(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "200"]))))
+    }
+
+    /// One timer serves every stream: each still times out at its own deadline, in whatever
+    /// order they were started, and an answered stream never does.
+    @Test func everyStreamTimesOutAtItsOwnDeadlineWhateverTheOrder() throws {
+        let setup = try setUp()
+        let long = start(setup, timeout: .seconds(3))
+        let answered = start(setup, timeout: .seconds(1))
+        let short = start(setup, timeout: .seconds(2))
+        while try setup.channel.readOutbound(as: HTTP2Frame.self) != nil {}
+        try setup.channel.writeInbound(
+            HTTP2Frame(streamID: 3, payload: .headers(.init(headers: [":status": "200"], endStream: true))))
+        setup.loop.advanceTime(by: .seconds(1))
+        #expect(try answered.withLockedValue { $0 }?.get().status == 200)
+        #expect(short.withLockedValue { $0 } == nil)
+        setup.loop.advanceTime(by: .seconds(1))
+        #expect(failure(short)?.reason == .timedOut)
+        #expect(long.withLockedValue { $0 } == nil)
+        #expect(try setup.channel.readOutbound(as: HTTP2Frame.self)?.streamID == 5)
+        setup.loop.advanceTime(by: .seconds(1))
+        #expect(failure(long)?.reason == .timedOut)
+        #expect(try setup.channel.readOutbound(as: HTTP2Frame.self)?.streamID == 1)
+    }
+
+    /// A path that names one device is sent without a place in the HPACK table.
+    @Test func aUniquePathIsNotIndexed() throws {
+        let setup = try setUp()
+        setup.handler.start(
+            PushHTTPRequest(path: "/3/device/ab", pathIsUnique: true, headers: [:], body: []), timeout: .seconds(1)
+        ) { _ in }
+        setup.loop.run()
+        let headers = try #require(try setup.channel.readOutbound(as: HTTP2Frame.self))
+        guard case .headers(let sent) = headers.payload else {
+            Issue.record("not HEADERS: \(headers)")
+            return
+        }
+        #expect(sent.headers.contains { $0.name == ":path" && $0.indexable == .nonIndexable })
+        #expect(sent.headers.contains { $0.name == ":authority" && $0.indexable == .indexable })
+        try setup.channel.close().wait()
     }
 
     @Test func aClosedConnectionLosesEveryOpenStream() throws {

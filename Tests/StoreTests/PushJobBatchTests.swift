@@ -77,6 +77,25 @@ struct PushJobBatchTests {
         }
     }
 
+    /// A worker's writes commit without waiting for the WAL flush, for their own transaction only:
+    /// the connection goes back to the pool with a durable commit for whoever uses it next (a
+    /// ring's claim). Why a lost worker write is safe: `PushJobStore.commitsWithoutWaitingForFlush`.
+    @Test func aWorkersWriteCommitsWithoutWaitingForTheFlushAndNothingElseDoes() async throws {
+        try await Self.withStore { _, pool in
+            try await pool.withConnection { connection in
+                let inside = try connection.transaction { connection in
+                    try connection.query(
+                        "SELECT \(PushJobStore.commitsWithoutWaitingForFlush) AS holds,"
+                            + " current_setting('synchronous_commit') AS setting"
+                    ).rows[0]
+                }
+                #expect(try inside.bool("holds") && inside.string("setting") == "off")
+                let after = try connection.query("SELECT current_setting('synchronous_commit') AS setting").rows[0]
+                #expect(try after.string("setting") == "on")
+            }
+        }
+    }
+
     /// `body` with a job store on a database of its own, dropped afterwards whatever `body` did.
     static func withStore(_ body: (PushJobStore, PostgresPool) async throws -> Void) async throws {
         let database = try await TestDatabase.create()

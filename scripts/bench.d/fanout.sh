@@ -190,11 +190,22 @@ sort -n "$tmp/ring.ms" | awk '{ v[NR] = $1 } END {
 if [[ -n $rings_pid ]]; then
   wait "$rings_pid"
   read -r rung ring_failed ring_p50 ring_p99 <"$tmp/rings_during_job"
-  echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed;" \
-    "webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
+  # A webhook is answered once its pushes are out, its results recorded moments after: any left
+  # unrecorded 5 s after the last answer?
+  for _ in $(seq 50); do
+    unrecorded=$(sql "SELECT count(*) FROM call_events WHERE id LIKE 'paced-%' AND state <> 'done'")
+    ((unrecorded == 0)) && break
+    sleep 0.1
+  done
+  echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed," \
+    "$unrecorded results not recorded; webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
 fi
 
-((crash_devices > 0)) || exit 0
+log_warnings() {
+  warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
+  ((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; grep -iE 'warning|error' "$tmp/service.log" | tail -n 3; }
+}
+((crash_devices > 0)) || { log_warnings; exit 0; }
 # (4) kill -9 a third of the way, then start again. Its FCM devices only: a restarted process
 # signs a new APNs provider token, which APNs (and the mock) refuse within 20 minutes of the last.
 body "$devices" "$crash_devices" "$tmp/crash.ndjson" '"types":["fcm"],'
@@ -220,5 +231,4 @@ fi
 while [[ $(api GET "$location" | field status) == running ]]; do sleep 0.2; done
 job=$(api GET "$location")
 echo "    then: $(field '"%s, %d of %d sent" % (status, counts["sent"], total)' <<<"$job")"
-warnings=$(grep -ciE '"level":"(warning|error)"' "$tmp/service.log" || true)
-((warnings == 0)) || { echo "== service log: $warnings warning/error lines, last ones:"; grep -iE 'warning|error' "$tmp/service.log" | tail -n 3; }
+log_warnings

@@ -92,6 +92,10 @@ def paced(base, secret, user, rate, seconds):
     for thread in workers:
         thread.join()
     latencies.sort()
+    if failures:
+        # What the failed ones were answered (a status, or 200 for one not `done` and `sent`).
+        sys.stderr.write("failed webhooks by status: %s\n" % sorted(
+            {status: failures.count(status) for status in failures}.items()))
     print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(latencies, 50) * 1000,
                                percentile(latencies, 99) * 1000))
 

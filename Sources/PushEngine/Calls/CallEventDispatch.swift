@@ -13,16 +13,19 @@ struct CallEventDispatch {
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
     func post(_ event: CallEvent) async throws -> CallEventAnswer {
-        while true {
-            switch try await claim(event) {
-            case .claimed(let row):
-                return try await start(event, row).value
-            case .existing(let row):
-                try Self.checkSameEvent(event, digest: event.digest, row)
-                // Gone while waited on: its first poster gave the id back having sent nothing (it
-                // could not read the devices), so this post claims it again and sends.
-                guard let settled = try await settled(row) else { continue }
-                return try duplicate(event, settled)
+        try await Self.urgently { [self] in
+            while true {
+                let (found, devices) = try await claim(event)
+                switch found {
+                case .claimed(let row):
+                    return try await start(event, row, devices).recorded.value
+                case .existing(let row):
+                    try Self.checkSameEvent(event, digest: event.digest, row)
+                    // Gone while waited on: its first poster gave the id back having sent nothing
+                    // (it could not read the devices), so this post claims it again and sends.
+                    guard let settled = try await settled(row) else { continue }
+                    return try duplicate(event, settled)
+                }
             }
         }
     }
@@ -44,39 +47,82 @@ struct CallEventDispatch {
         return row
     }
 
-    /// The DialStack webhook: answers within `budget` whatever the push services do. A first
-    /// post that has not finished by then goes on (`EngineTasks`) and records its results;
-    /// a redelivery is answered at once from what is stored (DialStack only needs the 200), unless
-    /// the first poster died holding the event: then the redelivery rings (`CallEventStore.claim`).
+    /// The DialStack webhook: answers within `budget` whatever the push services do, as soon as
+    /// the pushes are out: the claim is committed (a redelivery never rings again) and DialStack
+    /// only needs the 200, so the results are recorded after the answer (`EngineTasks`), off the
+    /// ring's path. A first post that has not finished by then goes on and records its results;
+    /// a redelivery is answered at once from what is stored, unless the first poster died holding
+    /// the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
-        switch try await claim(event) {
-        case .claimed(let row):
-            let sending = start(event, row)
-            return try await BoundedWait.value(of: sending, within: budget) ?? CallEventAnswer(row, duplicate: false)
-        case .existing(let row):
-            try Self.checkSameEvent(event, digest: event.digest, row)
-            return try duplicate(event, row)
+        try await Self.urgently { [self] in
+            let (found, devices) = try await claim(event)
+            switch found {
+            case .claimed(let row):
+                let sending = start(event, row, devices)
+                return try await BoundedWait.value(of: sending.sent, within: budget)
+                    ?? CallEventAnswer(row, duplicate: false)
+            case .existing(let row):
+                try Self.checkSameEvent(event, digest: event.digest, row)
+                return try duplicate(event, row)
+            }
         }
     }
 
-    private func claim(_ event: CallEvent) async throws -> CallEventClaim {
+    /// The event's users' devices, read while its id is claimed (`claim`).
+    private typealias Devices = Task<[Device], any Error>
+
+    /// Claims the event's id and reads its users' devices at once: the read does not depend on the
+    /// claim, so a ring waits for the longer of the two round trips instead of both in turn. A
+    /// duplicate's read is wasted (a redelivery is rare next to a ring).
+    private func claim(_ event: CallEvent) async throws -> (CallEventClaim, Devices) {
+        let devices = Devices(priority: .high) { [context] in
+            try await context.targetDevices(of: event.userIDs) { _ in true }
+        }
         let deadline = CallEventSending.deadline(of: event, now: Date())
-        return try await context.callEvents.claim(
+        let claim = try await context.callEvents.claim(
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
+        return (claim, devices)
     }
 
-    /// Sends in a task of its own that shutdown waits for (`EngineTasks`), so a client that
-    /// hangs up, a webhook answered early or a deploy does not cut pushes half-way or leave the id
-    /// running; the claim's lease is renewed meanwhile. Sending stops at the row's deadline (a
-    /// taken-over event keeps its first claim's). When the devices cannot be read, nothing was
-    /// sent: the id is given back and the failure thrown (503), so a retry sends.
-    private func start(_ event: CallEvent, _ row: StoredCallEvent) -> Task<CallEventAnswer, any Error> {
-        context.tasks.start { [context] in
-            try await Self.urgently { try await Self.send(event, row, context: context) }
+    /// A first post's work: `sent` ends once its pushes are out, `recorded` once their results
+    /// are stored too.
+    private struct Sending {
+        let sent: Task<CallEventAnswer, any Error>
+        let recorded: Task<CallEventAnswer, any Error>
+    }
+
+    /// Sends, then records, in tasks of their own that shutdown waits for (`EngineTasks`), so a
+    /// client that hangs up, a webhook answered early or a deploy does not cut pushes half-way or
+    /// leave the id running; the claim's lease is renewed while sending. Sending stops at the
+    /// row's deadline (a taken-over event keeps its first claim's). When the devices cannot be
+    /// read, nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
+    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices) -> Sending {
+        let sent = context.tasks.start { [context] in
+            try await Self.urgently { try await Self.send(event, row, devices, context: context) }
         }
+        let recorded = context.tasks.start { [context] in
+            try await Self.urgently {
+                let answer = try await sent.value
+                let json = String(decoding: try JSONEncoder().encode(answer.results), as: UTF8.self)
+                // Pushes went out: a failure to record them is a 503 (to a post; a webhook has
+                // had its answer) whose retry finds the id running and, after its deadline,
+                // abandoned — never a second ring.
+                do {
+                    try await context.callEvents.finish(id: event.id, resultJSON: json)
+                } catch {
+                    context.logger.warning(
+                        "a call event's results were not recorded; it will read as abandoned",
+                        metadata: ["type": "\(event.type.rawValue)", "error": "\(error)"])
+                    throw error
+                }
+                return answer
+            }
+        }
+        return Sending(sent: sent, recorded: recorded)
     }
 
-    /// Rings run above the push jobs' priority. On Linux each task priority has threads of its
+    /// Rings run above the push jobs' priority, from the claim on (its answer, and the devices
+    /// read beside it, resume the ring there too). On Linux each task priority has threads of its
     /// own: at one priority, every step of a ring (each await's continuation) waited for a thread
     /// behind the job's pushes' continuations (a task hopping 8 times behind 64 busy tasks: 70 ms
     /// at p50, 0.09 ms at a higher priority than theirs).
@@ -88,23 +134,20 @@ struct CallEventDispatch {
         }
     }
 
-    private static func send(_ event: CallEvent, _ row: StoredCallEvent, context: Engine) async throws
-        -> CallEventAnswer
+    private static func send(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, context: Engine)
+        async throws -> CallEventAnswer
     {
         CallEventMetrics.event(event.type, .sent)
         let results: [PushResult]
         do {
             results = try await Self.keepingLease(on: row.id, context: context) {
-                try await CallEventSending(event: event, context: context).run(until: row.deadline)
+                try await CallEventSending(event: event, context: context)
+                    .run(to: try await devices.value, until: row.deadline)
             }
         } catch {
             try? await context.callEvents.release(id: event.id)
             throw error
         }
-        let json = String(decoding: try JSONEncoder().encode(results), as: UTF8.self)
-        // Pushes went out: a failure to record them is a 503 whose retry finds the id running
-        // and, after its deadline, abandoned — never a second ring.
-        try await context.callEvents.finish(id: event.id, resultJSON: json)
         return CallEventAnswer(row, results: results, finishedAt: Date())
     }
 

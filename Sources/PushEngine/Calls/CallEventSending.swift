@@ -22,11 +22,10 @@ struct CallEventSending {
         min(event.expiresAt, now.addingTimeInterval(maximumSendWindow))
     }
 
-    /// Every device's result in a stable order (users as given, then provider, type, token),
-    /// sending until `deadline` (the claim's: `deadline(of:now:)` when it was made). Throws only
-    /// when the devices or providers cannot be read: then nothing was sent.
-    func run(until latest: Date) async throws -> [PushResult] {
-        let targets = try await context.targetDevices(of: event.userIDs) { _ in true }
+    /// Every result for `targets`, the event's users' devices (`Engine.targetDevices`), in their
+    /// order, sending until `deadline` (the claim's: `deadline(of:now:)` when it was made). Throws
+    /// only when the providers cannot be read: then nothing was sent.
+    func run(to targets: [Device], until latest: Date) async throws -> [PushResult] {
         let providers = try await context.providers(of: targets)
         let keys = try await context.callComposers.payloadKeys(of: targets, providers: providers)
         let deadline = ContinuousClock.now + .milliseconds(Int64(latest.timeIntervalSinceNow * 1000))

@@ -17,17 +17,20 @@ extension Engine {
         }
         let providers = try await providers(of: targets)
         try Self.checkPayloadFits(push, targets: targets)
-        let pushes = targets.map {
-            DevicePush(device: $0, provider: providers[$0.provider], request: push, deadline: deadline)
+        // A single device (the common call push) in this task, without a child task to create
+        // and hand over to, nor a frame of `send` on the way.
+        if targets.count == 1 {
+            let devicePush = DevicePush(
+                device: targets[0], provider: providers[targets[0].provider], request: push, deadline: deadline)
+            return [await devicePush.run(context: self, senders: pushSenders)]
         }
-        return await send(pushes)
+        return await send(
+            targets.map { DevicePush(device: $0, provider: providers[$0.provider], request: push, deadline: deadline) })
     }
 
-    /// Every device's result, in order. The devices are sent to at once; a single one (the
-    /// common call push) in this task, without a child task to create and hand over to.
+    /// Every device's result, in order. The devices are sent to at once.
     private func send(_ pushes: [DevicePush]) async -> [PushResult] {
-        if pushes.count == 1 { return [await pushes[0].run(context: self, senders: pushSenders)] }
-        return await withTaskGroup(of: (Int, PushResult).self) { group in
+        await withTaskGroup(of: (Int, PushResult).self) { group in
             for (index, devicePush) in pushes.enumerated() {
                 group.addTask { (index, await devicePush.run(context: self, senders: self.pushSenders)) }
             }
@@ -42,10 +45,18 @@ extension Engine {
     private static func checkPayloadFits(_ push: PushRequest, targets: [Device]) throws {
         var errors: [ValidationError] = []
         if let apns = push.apns {
-            // Only the tokens the push type suits are sent to; the others are skipped whatever the size.
-            let types = Set(targets.map(\.type).filter { apns.options.pushType.suits($0) })
-            if !types.isEmpty, !types.contains(where: { PayloadLimit.fits(apns.payload.count, $0) }) {
-                let limit = types.map(PayloadLimit.maximumBytes).max() ?? 0
+            // Only the tokens the push type suits are sent to; the others are skipped whatever the
+            // size. A loop, not sets of types: this runs once per push, usually for one device.
+            var suited = false
+            var fits = false
+            var limit = 0
+            for target in targets where apns.options.pushType.suits(target.type) {
+                suited = true
+                fits = PayloadLimit.fits(apns.payload.count, target.type)
+                if fits { break }
+                limit = max(limit, PayloadLimit.maximumBytes(for: target.type))
+            }
+            if suited, !fits {
                 errors.append(
                     ValidationError(
                         field: "apns.payload", message: "is \(apns.payload.count) bytes; at most \(limit) may be sent"))

@@ -7,6 +7,10 @@ public struct PushJobSettings: Sendable {
     /// synchronous push shares the provider's connections and the CPU with them, and waits
     /// behind about this many pushes' work: on the 2-core VM a synchronous push's p50 during a
     /// job was 46 ms at 128, 21 ms at 32 and 12 ms at 8, for 5,600, 5,000 and 4,300 job pushes/s.
+    /// Measured again with rings at 200/s during a 300,000-device job (h2o sink, back to back on
+    /// a loaded box): 128 gave no more pushes/s than 32 (9,294 against 10,158; main's build 9,079
+    /// against 9,996) and rings' p99 twice as long (513 against 214 ms); 16 and 64 were within the
+    /// load's noise of 32.
     public var concurrency = 32
     /// Devices one claim takes (`PUSH_JOB_BATCH`).
     public var batchSize = 500

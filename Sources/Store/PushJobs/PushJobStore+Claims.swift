@@ -46,6 +46,7 @@ extension PushJobStore {
                     WITH live AS (
                         UPDATE push_jobs SET status = 'running', started_at = coalesce(started_at, now())
                          WHERE id = $1 AND status IN ('queued', 'running') AND deadline_at > now()
+                           AND \(Self.commitsWithoutWaitingForFlush)
                         RETURNING nextval('push_job_claims') AS claim),
                     taken AS (
                         UPDATE push_job_batches b
@@ -85,6 +86,23 @@ extension PushJobStore {
         }
     }
 
+    /// A condition that is always true and makes the statement's transaction commit without
+    /// waiting for its WAL to reach the disk (`synchronous_commit = off` for it alone; the WAL
+    /// writer flushes it within moments). A worker's claims, renewals and outcomes are written
+    /// so; a ring's claim and every write a client is answered for still wait for the flush.
+    ///
+    /// Safe for a job because a crash of the database loses at most the last moments of commits,
+    /// in order: what is left is the database as it was a moment earlier. Outcomes are written
+    /// only after their pushes went out, so at any earlier moment every outcome recorded was sent;
+    /// a lost outcome, claim or renewal leaves its devices pending, and they are claimed and sent
+    /// again once their lease runs out (`claim`), as for an instance that died. Never a push
+    /// counted and not sent. A claim number handed out again after such a crash only lets two
+    /// claims hold one batch: both send it, the first to finish records it, the other nothing.
+    ///
+    /// Measured on the fan-out bench: the job's commits each waited for a flush of their own,
+    /// and rings' commits queued behind them for the disk.
+    static let commitsWithoutWaitingForFlush = "(SELECT set_config('synchronous_commit', 'off', true)) = 'off'"
+
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
@@ -104,7 +122,8 @@ extension PushJobStore {
                     """
                     WITH renewed AS (
                         UPDATE push_job_batches SET claimed_until = now() + $4 * interval '1 millisecond'
-                         WHERE job_id = $1 AND batch = $2 AND claim = $3 RETURNING 1)
+                         WHERE job_id = $1 AND batch = $2 AND claim = $3 AND \(Self.commitsWithoutWaitingForFlush)
+                        RETURNING 1)
                     SELECT status IN ('queued', 'running') AND deadline_at > now() AND EXISTS (SELECT FROM renewed) AS live
                       FROM push_jobs WHERE id = $1
                     """, [claim.job, claim.batch, claim.number, Self.milliseconds(lease)]
@@ -132,6 +151,7 @@ extension PushJobStore {
                                finished_at = CASE WHEN cardinality(b.device_ids) + cardinality($4::bigint[])
                                                        >= cardinality(b.recipients) THEN now() END
                          WHERE b.job_id = $1 AND b.batch = $2 AND b.claim = $3
+                           AND \(Self.commitsWithoutWaitingForFlush)
                         RETURNING 1),
                     counted AS (
                         SELECT count(*)::integer AS n,
