@@ -2,7 +2,10 @@
 import PackageDescription
 
 // One target per layer; pure logic (RegistryCore) at the bottom, wiring (DeviceRegistry) at the top.
-let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+]
 
 let package = Package(
     name: "DeviceRegistry",
