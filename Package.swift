@@ -2,12 +2,7 @@
 import PackageDescription
 
 // One target per layer; pure logic (RegistryCore) at the bottom, wiring (DeviceRegistry) at the top.
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    // Specialises our lower layers' generic code (WaiterQueue, Hex) where upper layers call it,
-    // instead of running it through runtime metadata on every request.
-    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
-]
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "DeviceRegistry",
