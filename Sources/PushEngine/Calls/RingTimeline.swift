@@ -10,7 +10,7 @@ final class RingTimeline: Sendable {
     enum Stage: String, CaseIterable, Sendable {
         /// The event's id claimed, committed.
         case claimed
-        /// Its users' devices read (beside the claim).
+        /// Its users' devices read (beside the claim, so a redelivery's read counts too).
         case devicesRead = "devices_read"
         /// Providers and payload keys read: composing starts.
         case sending
