@@ -137,10 +137,13 @@ struct CallEventDispatch {
     /// read beside it, resume the ring there too). On Linux each task priority has threads of its
     /// own: at one priority, every step of a ring (each await's continuation) waited for a thread
     /// behind the job's pushes' continuations (a task hopping 8 times behind 64 busy tasks: 70 ms
-    /// at p50, 0.09 ms at a higher priority than theirs).
+    /// at p50, 0.09 ms at a higher priority than theirs). And on the global executor: a request's
+    /// handler runs on its connection's event loop (`EventLoopTaskExecutor`), a child task
+    /// inherits that preference and a loop knows no priorities, so each step of the ring queued
+    /// there behind the loop's share of the push connections' I/O for the job.
     private static func urgently<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask(priority: .high) { try await body() }
+            group.addTask(executorPreference: globalConcurrentExecutor, priority: .high) { try await body() }
             guard let value = try await group.next() else { throw CancellationError() }
             return value
         }
