@@ -148,7 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        var metricsFactory = PrometheusMetricsFactory(registry: metrics)
+        metricsFactory.durationHistogramBuckets = CallEventMetrics.durationBuckets
+        MetricsSystem.bootstrap(metricsFactory)
         BuildInfo.record()
         let processMetrics = ProcessMetrics()
 

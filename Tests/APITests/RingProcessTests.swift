@@ -8,8 +8,8 @@ import TestSupport
 import Testing
 
 /// `device-registry serve` as a process ringing through the DialStack webhook: a deploy (SIGTERM)
-/// lets a ring answered early finish and record it, and a redelivery after a `kill -9` between
-/// the claim and the push rings once.
+/// lets a ring answered early finish and record it, a redelivery after a `kill -9` between
+/// the claim and the push rings once, and a ring's stages are timed in `/metrics`.
 @Suite struct RingProcessTests {
     static let secret = "whsec_process"
 
@@ -154,6 +154,38 @@ import Testing
         }
         second.signal(SIGTERM)
         try await second.waitForExit(within: .seconds(20))
+        try await setup.finish()
+    }
+
+    /// `call_event_ring_seconds{stage}`: a ring that claims and sends is timed at every stage,
+    /// in buckets fine enough for milliseconds; a redelivery, which sends nothing, adds no claim.
+    @Test func aRingsStagesAreTimed() async throws {
+        let setup = try await Setup.start()
+        let (server, port) = try await ProcessTests.serve(setup.database.url, setup.environment)
+        let put = try await setup.request(
+            port, "PUT", "/v1/providers/ios",
+            [
+                "service": "apns", "topic": "com.example.app", "endpoint": setup.mock.baseURL,
+                "credentials": [
+                    "team_id": setup.mock.teamID, "key_id": setup.mock.keyID,
+                    "private_key": try setup.mock.apnsKey.pkcs8PEM(),
+                ],
+            ])
+        #expect(put.status == 201, "\(put.body)")
+        _ = try await setup.request(
+            port, "POST", "/v1/devices",
+            ["user_id": "artem", "provider": "ios", "type": "voip", "token": Tokens.apns(1)])
+        let body = CallEvents.wakeup("evt_timed")
+        #expect(try await setup.deliver(port, body).object?["state"] as? String == "done")
+        #expect(try await setup.deliver(port, body).object?["duplicate"] as? Bool == true)
+        let samples = PrometheusText.samples(try await ProcessTests.get(port, "/metrics").body)
+        for stage in ["claimed", "devices_read", "sending", "handed_to_sender", "push_answered", "answered"] {
+            let series = #"call_event_ring_seconds_count{stage="\#(stage)"}"#
+            #expect(samples[series] == (stage == "devices_read" ? 2 : 1), "\(series)")
+        }
+        #expect(samples[#"call_event_ring_seconds_bucket{stage="answered",le="0.0005"}"#] != nil)
+        server.signal(SIGTERM)
+        try await server.waitForExit(within: .seconds(20))
         try await setup.finish()
     }
 }

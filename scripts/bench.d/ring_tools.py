@@ -2,7 +2,9 @@
 
   signed SECRET USER COUNT PREFIX      COUNT webhooks "<signature>\\t<body>", ids PREFIX-0…, for wrk
   paced BASE SECRET USER RATE SECONDS  webhooks at RATE/s for SECONDS (open loop, 64 connections);
-                                       prints p50/p99 from each one's scheduled start to its answer
+                                       prints p50/p99 from each one's scheduled start to its answer,
+                                       and on stderr where the service says their time went
+                                       (`call_event_ring_seconds{stage}` over the run)
   faults BASE SECRET USER RATE SECONDS EVERY MOCK_PID MOCK_URL CA_FILE DATABASE_URL
                                        the same with `ringing_at` = the scheduled start, and
                                        SIGUSR1 to MOCK_PID (its fault proxy black-holes) every
@@ -49,10 +51,62 @@ def signed(secret, user, count, prefix):
         sys.stdout.write(signature + "\t" + body + "\n")
 
 
+RING_STAGES = ["claimed", "devices_read", "sending", "handed_to_sender", "push_answered", "answered"]
+
+
+def ring_stage_buckets(base):
+    """{stage: [(upper bound in s, cumulative count)]} of the service's `call_event_ring_seconds`."""
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    buckets = {}
+    pattern = re.compile(r'^call_event_ring_seconds_bucket\{(.*)\} (\S+)$')
+    for line in text.splitlines():
+        found = pattern.match(line)
+        if not found:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', found.group(1)))
+        bound = float("inf") if labels["le"] == "+Inf" else float(labels["le"])
+        buckets.setdefault(labels["stage"], []).append((bound, float(found.group(2))))
+    return {stage: sorted(counts) for stage, counts in buckets.items()}
+
+
+def bucket_quantile(counts, q):
+    """As PromQL's histogram_quantile: linear within the bucket the q-th observation falls in."""
+    total = counts[-1][1] if counts else 0
+    if total == 0:
+        return float("nan")
+    rank, lower, below = q * total, 0.0, 0.0
+    for bound, cumulative in counts:
+        if cumulative >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * (rank - below) / max(cumulative - below, 1e-9)
+        lower, below = bound, cumulative
+    return lower
+
+
+def report_ring_stages(before, after):
+    """Per stage, over the rings between the two scrapes: p50/p99 from the engine taking the ring."""
+    parts = []
+    for stage in RING_STAGES:
+        now, then = after.get(stage, []), dict(before.get(stage, []))
+        counts = [(bound, cumulative - then.get(bound, 0)) for bound, cumulative in now]
+        if not counts or counts[-1][1] == 0:
+            continue
+        parts.append("%s %.1f/%.1f" % (stage, bucket_quantile(counts, 0.5) * 1000,
+                                       bucket_quantile(counts, 0.99) * 1000))
+    if parts:
+        sys.stderr.write("ring stages in the service, from the engine taking it (p50/p99 ms, by buckets): %s\n"
+                         % ", ".join(parts))
+
+
 def paced(base, secret, user, rate, seconds):
     """Open loop: webhook n is due at start + n / rate whatever the answers do, and its latency
     counts from then, so a slow answer delays (and is charged to) the ones queued behind it."""
     url = urllib.parse.urlsplit(base)
+    stages_before = ring_stage_buckets(base)
     total = int(rate * seconds)
     due = queue.Queue()
     latencies, failures, lock = [], [], threading.Lock()
@@ -96,6 +150,7 @@ def paced(base, secret, user, rate, seconds):
         # What the failed ones were answered (a status, or 200 for one not `done` and `sent`).
         sys.stderr.write("failed webhooks by status: %s\n" % sorted(
             {status: failures.count(status) for status in failures}.items()))
+    report_ring_stages(stages_before, ring_stage_buckets(base))
     print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(latencies, 50) * 1000,
                                percentile(latencies, 99) * 1000))
 

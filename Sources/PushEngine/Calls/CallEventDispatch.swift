@@ -13,12 +13,15 @@ struct CallEventDispatch {
     /// arrives while the first is still sending waits for it, at most until its deadline and the
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
     func post(_ event: CallEvent) async throws -> CallEventAnswer {
-        try await Self.urgently { [self] in
+        let timeline = RingTimeline()
+        return try await Self.urgently { [self] in
             while true {
-                let (found, devices) = try await claim(event)
+                let (found, devices) = try await claim(event, timeline)
                 switch found {
                 case .claimed(let row):
-                    return try await start(event, row, devices).recorded.value
+                    let answer = try await start(event, row, devices, timeline).recorded.value
+                    timeline.reach(.answered)
+                    return answer
                 case .existing(let row):
                     try Self.checkSameEvent(event, digest: event.digest, row)
                     // Gone while waited on: its first poster gave the id back having sent nothing
@@ -54,13 +57,17 @@ struct CallEventDispatch {
     /// a redelivery is answered at once from what is stored, unless the first poster died holding
     /// the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
-        try await Self.urgently { [self] in
-            let (found, devices) = try await claim(event)
+        let timeline = RingTimeline()
+        return try await Self.urgently { [self] in
+            let (found, devices) = try await claim(event, timeline)
             switch found {
             case .claimed(let row):
-                let sending = start(event, row, devices)
-                return try await BoundedWait.value(of: sending.sent, within: budget)
+                let sending = start(event, row, devices, timeline)
+                let answer =
+                    try await BoundedWait.value(of: sending.sent, within: budget)
                     ?? CallEventAnswer(row, duplicate: false)
+                timeline.reach(.answered)
+                return answer
             case .existing(let row):
                 try Self.checkSameEvent(event, digest: event.digest, row)
                 return try duplicate(event, row)
@@ -74,13 +81,16 @@ struct CallEventDispatch {
     /// Claims the event's id and reads its users' devices at once: the read does not depend on the
     /// claim, so a ring waits for the longer of the two round trips instead of both in turn. A
     /// duplicate's read is wasted (a redelivery is rare next to a ring).
-    private func claim(_ event: CallEvent) async throws -> (CallEventClaim, Devices) {
+    private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws -> (CallEventClaim, Devices) {
         let devices = Devices(priority: .high) { [context] in
-            try await context.targetDevices(of: event.userIDs) { _ in true }
+            let devices = try await context.targetDevices(of: event.userIDs) { _ in true }
+            timeline.reach(.devicesRead)
+            return devices
         }
         let deadline = CallEventSending.deadline(of: event, now: Date())
         let claim = try await context.callEvents.claim(
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
+        if case .claimed = claim { timeline.reach(.claimed) }
         return (claim, devices)
     }
 
@@ -96,9 +106,11 @@ struct CallEventDispatch {
     /// leave the id running; the claim's lease is renewed while sending. Sending stops at the
     /// row's deadline (a taken-over event keeps its first claim's). When the devices cannot be
     /// read, nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
-    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices) -> Sending {
+    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, _ timeline: RingTimeline)
+        -> Sending
+    {
         let sent = context.tasks.start { [context] in
-            try await Self.urgently { try await Self.send(event, row, devices, context: context) }
+            try await Self.urgently { try await Self.send(event, row, devices, timeline, context: context) }
         }
         let recorded = context.tasks.start { [context] in
             try await Self.urgently {
@@ -125,23 +137,26 @@ struct CallEventDispatch {
     /// read beside it, resume the ring there too). On Linux each task priority has threads of its
     /// own: at one priority, every step of a ring (each await's continuation) waited for a thread
     /// behind the job's pushes' continuations (a task hopping 8 times behind 64 busy tasks: 70 ms
-    /// at p50, 0.09 ms at a higher priority than theirs).
+    /// at p50, 0.09 ms at a higher priority than theirs). And on the global executor: a request's
+    /// handler runs on its connection's event loop (`EventLoopTaskExecutor`), a child task
+    /// inherits that preference and a loop knows no priorities, so each step of the ring queued
+    /// there behind the loop's share of the push connections' I/O for the job.
     private static func urgently<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask(priority: .high) { try await body() }
+            group.addTask(executorPreference: globalConcurrentExecutor, priority: .high) { try await body() }
             guard let value = try await group.next() else { throw CancellationError() }
             return value
         }
     }
 
-    private static func send(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, context: Engine)
-        async throws -> CallEventAnswer
-    {
+    private static func send(
+        _ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, _ timeline: RingTimeline, context: Engine
+    ) async throws -> CallEventAnswer {
         CallEventMetrics.event(event.type, .sent)
         let results: [PushResult]
         do {
             results = try await Self.keepingLease(on: row.id, context: context) {
-                try await CallEventSending(event: event, context: context)
+                try await CallEventSending(event: event, context: context, timeline: timeline)
                     .run(to: try await devices.value, until: row.deadline)
             }
         } catch {

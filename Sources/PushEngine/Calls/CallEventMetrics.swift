@@ -30,6 +30,9 @@ package enum CallEventMetrics {
         }
     }
 
+    /// The histograms whose buckets differ from the metrics backend's defaults, by label.
+    package static let durationBuckets = [RingTimeline.label: RingTimeline.buckets]
+
     /// `call_events_total{type, outcome}`.
     static func event(_ type: CallEventType, _ outcome: Outcome) {
         Counter(label: "call_events_total", dimensions: [("type", type.rawValue), ("outcome", outcome.rawValue)])

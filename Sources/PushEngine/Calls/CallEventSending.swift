@@ -16,6 +16,8 @@ struct CallEventSending {
     let event: CallEvent
     let context: Engine
     var lane: PushBudget.Lane = .interactive
+    /// A ring's stages; nil for a push job's devices.
+    var timeline: RingTimeline?
 
     /// When sending stops: the event's expiry for a ring, at most `maximumSendWindow` from `now`.
     static func deadline(of event: CallEvent, now: Date) -> Date {
@@ -29,6 +31,7 @@ struct CallEventSending {
         let providers = try await context.providers(of: targets)
         let keys = try await context.callComposers.payloadKeys(of: targets, providers: providers)
         let deadline = ContinuousClock.now + .milliseconds(Int64(latest.timeIntervalSinceNow * 1000))
+        timeline?.reach(.sending)
         let results = await withTaskGroup(of: (Int, PushResult).self) { group in
             for (index, device) in targets.enumerated() {
                 let provider = providers[device.provider]
@@ -87,7 +90,11 @@ struct CallEventSending {
         else {
             return (result.finished(.failed, reason: "PayloadNotComposed"), nil)
         }
-        return await DeviceSend(device: device, provider: provider, message: message, deadline: deadline, lane: lane)
-            .deliver(context: context, senders: context.pushSenders)
+        timeline?.reach(.handedToSender)
+        let delivered = await DeviceSend(
+            device: device, provider: provider, message: message, deadline: deadline, lane: lane
+        ).deliver(context: context, senders: context.pushSenders)
+        timeline?.reach(.pushAnswered)
+        return delivered
     }
 }

@@ -1,0 +1,46 @@
+import Metrics
+import NIOConcurrencyHelpers
+
+/// Where a ring's time goes: `call_event_ring_seconds{stage}`, each stage timed from the moment
+/// the engine took the event (its request read, signed and parsed) to the first time the ring
+/// reached that stage. A late ring looks the same from outside whatever held it (the claim's
+/// commit, the device read, a send slot, a push connection busy with a job); the gaps between
+/// its stages say which. One histogram series per stage, so p99s compare across stages.
+final class RingTimeline: Sendable {
+    enum Stage: String, CaseIterable, Sendable {
+        /// The event's id claimed, committed.
+        case claimed
+        /// Its users' devices read (beside the claim, so a redelivery's read counts too).
+        case devicesRead = "devices_read"
+        /// Providers and payload keys read: composing starts.
+        case sending
+        /// The first push composed and handed to its provider's sender.
+        case handedToSender = "handed_to_sender"
+        /// A push service's first answer (whatever it said).
+        case pushAnswered = "push_answered"
+        /// The answer to the caller ready: for a webhook, once its pushes are out.
+        case answered
+    }
+
+    static let label = "call_event_ring_seconds"
+    /// Finer than the metrics backend's default (which starts at 5 ms) where a ring's stages lie.
+    static let buckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(3), .milliseconds(5),
+        .milliseconds(7), .milliseconds(10), .milliseconds(15), .milliseconds(20), .milliseconds(30),
+        .milliseconds(50), .milliseconds(75), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .milliseconds(2500),
+    ]
+    private static let timers = Dictionary(
+        uniqueKeysWithValues: Stage.allCases.map { ($0, Timer(label: label, dimensions: [("stage", $0.rawValue)])) })
+
+    private let start = ContinuousClock.now
+    private let reached = NIOLockedValueBox<Set<Stage>>([])
+
+    /// Records `stage` the first time this ring reaches it (its first device's push, when it has several).
+    func reach(_ stage: Stage) {
+        let elapsed = start.duration(to: .now)
+        guard reached.withLockedValue({ $0.insert(stage).inserted }) else { return }
+        let (seconds, attoseconds) = elapsed.components
+        Self.timers[stage]?.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
