@@ -1,7 +1,16 @@
 import Waiting
 
+/// Which line a caller waits in for a connection. A freed connection goes to the oldest `urgent`
+/// caller before any `normal` one: during a push job, whose statements keep every connection busy,
+/// a ring's claim waited in one line with them for up to the pool's wait limit (p99 250–500 ms,
+/// and some answered 503 at the limit).
+public enum PoolPriority: Int, Sendable, CaseIterable {
+    case urgent
+    case normal
+}
+
 /// The pool's books, kept under its waiter queue's lock beside the callers waiting for a slot:
-/// free slots and the connect backoff. The queue (`Waiting`) does the waiting: FIFO, cancellation,
+/// free slots and the connect backoff. The queue (`Waiting`) does the waiting: FIFO per priority, cancellation,
 /// one watcher for every caller's `poolWaitTimeout`, and the `maxWaiting` bound.
 struct PoolState: Sendable {
     typealias Queue = WaiterQueue<PoolState, Void, PoolSlot>
@@ -34,7 +43,9 @@ struct PoolState: Sendable {
     mutating func checkin(_ slot: PoolSlot, waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
         if isShutDown {
             slot.connection = nil
-        } else if let next = waiters.popFirst() {
+        } else if let next = waiters.popFirst(lane: PoolPriority.urgent.rawValue)
+            ?? waiters.popFirst(lane: PoolPriority.normal.rawValue)
+        {
             return next
         } else if slot.connection == nil {
             free.insert(slot, at: 0)

@@ -27,8 +27,8 @@ public final class PostgresPool: Sendable {
         threads.start()
         // One watcher task expires every caller's `poolWaitTimeout`, and the gauge follows.
         state = PoolState.Queue(
-            PoolState(size: size), maximumWaiting: configuration.maxWaiting, timeoutError: PostgresError.poolTimeout,
-            fullError: PostgresError.queueFull,
+            PoolState(size: size), lanes: PoolPriority.allCases.count, maximumWaiting: configuration.maxWaiting,
+            timeoutError: PostgresError.poolTimeout, fullError: PostgresError.queueFull,
             didExpire: { [metrics] state, waiting in metrics.record(state.statistics(waiting: waiting)) })
         metrics.record(statistics)
     }
@@ -44,11 +44,12 @@ public final class PostgresPool: Sendable {
     /// frees up within `poolWaitTimeout`, `.queueFull` when `maxWaiting` callers already wait,
     /// `.unavailable` when none can be opened or after
     /// `shutdown()`, and whatever `body` throws. When the connection turns out to be dead before
-    /// anything reached the server, `body` runs once more on a fresh one.
+    /// anything reached the server, `body` runs once more on a fresh one. `priority` picks the line
+    /// a caller waits in when every connection is busy.
     public func withConnection<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+        priority: PoolPriority = .normal, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        let slot = try await checkout()
+        let slot = try await checkout(priority)
         let outcome: Result<T, any Error>
         do {
             outcome = try await threads.runIfActive { [self] in run(body, in: slot) }
@@ -85,9 +86,10 @@ public final class PostgresPool: Sendable {
 
     // MARK: Slots
 
-    private func checkout() async throws -> PoolSlot {
+    private func checkout(_ priority: PoolPriority) async throws -> PoolSlot {
         let slot = try await state.wait(
-            for: (), until: state.clock.now + configuration.poolWaitTimeout, admit: { state, _ in try state.admit() },
+            for: (), lane: priority.rawValue, until: state.clock.now + configuration.poolWaitTimeout,
+            admit: { state, _ in try state.admit() },
             whenQueued: { metrics.record(statistics) })
         metrics.record(statistics)
         return slot

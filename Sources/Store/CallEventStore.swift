@@ -16,7 +16,8 @@ public struct CallEventStore: Sendable {
 
     public init(pool: PostgresPool) {
         self.pool = pool
-        writes = GroupCommitter.make(pool: pool)
+        // A ring waits for its claim before it sends: it goes ahead of a job's statements.
+        writes = GroupCommitter.make(pool: pool, priority: .urgent)
     }
 
     static let columns = """

@@ -14,7 +14,7 @@ import Postgres
 /// (the API answers 503), never as success.
 enum GroupCommitter {
     static func make(
-        pool: PostgresPool, maxBatch: Int = 256, maxRunners: Int? = nil,
+        pool: PostgresPool, priority: PoolPriority = .normal, maxBatch: Int = 256, maxRunners: Int? = nil,
         afterCommit: (@Sendable (PostgresConnection, [WriteOperation]) throws -> Void)? = nil,
         recordBatchSize: @escaping @Sendable (Int) -> Void = { Recorder(label: "db_write_batch_size").record($0) }
     ) -> BatchQueue<WriteOperation, WriteOutcome> {
@@ -24,7 +24,7 @@ enum GroupCommitter {
             maxWait: pool.configuration.poolWaitTimeout, maxLength: pool.configuration.maxWaiting,
             recordBatchSize: recordBatchSize
         ) { operations in
-            try await pool.withConnection { connection in
+            try await pool.withConnection(priority: priority) { connection in
                 let outcomes = try WriteOperation.runTogether(
                     operations, on: connection, retryUntil: .now + pool.configuration.statementTimeout)
                 // The read replica's note of the commit position (one more statement per batch).

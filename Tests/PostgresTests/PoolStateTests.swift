@@ -5,7 +5,7 @@ import Waiting
 @testable import Postgres
 
 /// The pool's books in its waiter queue (`PoolState`): slots go to the oldest caller still
-/// waiting, the bound and the wait come from the configuration, and shutdown refuses everyone.
+/// waiting, urgent callers before the others, the bound and the wait come from the configuration, and shutdown refuses everyone.
 /// The queue itself is tested in `WaitingTests`.
 @Suite("Pool waiters", .timeLimit(.minutes(1)))
 struct PoolStateTests {
@@ -13,13 +13,18 @@ struct PoolStateTests {
 
     func queue(size: Int, maxWaiting: Int = 8) -> PoolState.Queue {
         PoolState.Queue(
-            PoolState(size: size), maximumWaiting: maxWaiting, timeoutError: PostgresError.poolTimeout,
+            PoolState(size: size), lanes: PoolPriority.allCases.count, maximumWaiting: maxWaiting,
+            timeoutError: PostgresError.poolTimeout,
             fullError: PostgresError.queueFull, clock: clock)
     }
 
-    func checkout(_ queue: PoolState.Queue, wait: Duration = .seconds(60)) -> Task<PoolSlot, any Error> {
+    func checkout(
+        _ queue: PoolState.Queue, priority: PoolPriority = .normal, wait: Duration = .seconds(60)
+    ) -> Task<PoolSlot, any Error> {
         let deadline = clock.now + wait
-        return Task { try await queue.wait(for: (), until: deadline) { state, _ in try state.admit() } }
+        return Task {
+            try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in try state.admit() }
+        }
     }
 
     func checkin(_ slot: PoolSlot, _ queue: PoolState.Queue) {
@@ -36,6 +41,19 @@ struct PoolStateTests {
         checkin(slot, queue)
         #expect(try await tasks[2].value === slot, "the slot went to the one still waiting")
         #expect(queue.withLock { $0.statistics(waiting: $1.count) }.inUse == 1)
+    }
+
+    @Test func anUrgentCallerGetsTheNextSlotBeforeThoseWaitingLonger() async throws {
+        let queue = queue(size: 1)
+        let slot = try await checkout(queue).value
+        let normal = checkout(queue)
+        try await TestSupport.waitUntil("one waiting") { queue.count == 1 }
+        let urgent = checkout(queue, priority: .urgent)
+        try await TestSupport.waitUntil("two waiting") { queue.count == 2 }
+        checkin(slot, queue)
+        #expect(try await urgent.value === slot, "the urgent caller went first")
+        checkin(slot, queue)
+        #expect(try await normal.value === slot, "then the one that waited longer")
     }
 
     @Test func pastMaxWaitingACallerIsRefusedAtOnce() async throws {
