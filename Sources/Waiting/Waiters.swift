@@ -10,7 +10,7 @@ import HeapModule
 /// stale ids than live ones, so a stream of cancellations never grows memory.
 public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
     @usableFromInline
-    struct Deadline: Comparable {
+    struct Deadline: Comparable, Sendable {
         @usableFromInline let instant: ContinuousClock.Instant
         @usableFromInline let id: UInt64
 
