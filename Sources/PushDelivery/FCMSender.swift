@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
 import NIOPosix
@@ -10,11 +11,16 @@ import RegistryCore
 /// account's `token_uri`, and one cached access token.
 public final class FCMSender: Sendable {
     public let projectID: String
+    private let messagesPath: String
     private let accessToken: FCMAccessToken
     private let messages: HTTP2ConnectionPool
     private let oauth: HTTP2ConnectionPool
     private let loop: AttemptLoop
     private let attemptTimeout: Duration
+    /// The messages sent last, checked and with their bodies cut around the token, most recent
+    /// first: a job's one message, beside a few others sent meanwhile.
+    private let prepared = NIOLockedValueBox<[FCMPreparedMessage]>([])
+    private static let preparedKept = 4
 
     public init(
         account: FCMServiceAccount, endpoint: PushEndpoint = .fcm, tls: NIOSSLContext,
@@ -22,6 +28,7 @@ public final class FCMSender: Sendable {
         tasks: any BackgroundTasks = UnownedTasks(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         projectID = account.projectID
+        messagesPath = "/v1/projects/\(account.projectID)/messages:send"
         messages = HTTP2ConnectionPool(
             endpoint: endpoint, tls: tls, group: group, maximumConnections: configuration.maximumConnections,
             connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
@@ -50,21 +57,19 @@ public final class FCMSender: Sendable {
         _ message: FCMMessage, to token: String, deadline: ContinuousClock.Instant,
         lane: PushBudget.Lane = .interactive
     ) async -> DeliveryResult {
-        if let problem = FCMMessageRules.problems(in: .object(message.fields)).first {
-            return DeliveryResult(status: .rejected(reason: "\(problem.field) \(problem.message)"), attempts: 0)
-        }
-        guard PayloadLimit.fits(message.byteCount, .fcm) else {
-            return DeliveryResult(status: .rejected(reason: "PayloadTooLarge"), attempts: 0)
+        let prepared = prepare(message)
+        if let refusal = prepared.refusal {
+            return DeliveryResult(status: .rejected(reason: refusal), attempts: 0)
         }
         var deadline = deadline
         // `0s` is FCM's "now or never", not an empty window.
         let expiry = message.ttl.flatMap { $0 > .zero ? ContinuousClock.now + $0 : nil }
         if let expiry { deadline = min(deadline, expiry) }
-        let path = "/v1/projects/\(projectID)/messages:send"
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             let attemptEnds = ContinuousClock.now + timeout
-            let sent = expiry.map { message.withTTL(ContinuousClock.now.duration(to: $0)) } ?? message
-            let body = sent.body(token: token)
+            let body =
+                expiry.map { message.withTTL(ContinuousClock.now.duration(to: $0)).body(token: token) }
+                ?? prepared.body(token: token)
             guard !body.isEmpty else { return .rejected(reason: "PayloadTooLarge") }
             let bearer: String
             do throws(PushOutcome) {
@@ -80,7 +85,7 @@ public final class FCMSender: Sendable {
             let left = ContinuousClock.now.duration(to: attemptEnds)
             guard left > .zero else { throw .timedOut }
             let request = PushHTTPRequest(
-                path: path, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"],
+                path: messagesPath, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"],
                 body: body)
             let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()
@@ -91,6 +96,22 @@ public final class FCMSender: Sendable {
             if case .credentialExpired = outcome { await accessToken.refused(bearer) }
             return outcome
         }
+    }
+
+    /// `message` checked and cut around its token: kept from an earlier push of it when there was one.
+    private func prepare(_ message: FCMMessage) -> FCMPreparedMessage {
+        let known = prepared.withLockedValue { prepared -> FCMPreparedMessage? in
+            guard let index = prepared.firstIndex(where: { $0.message == message }) else { return nil }
+            if index > 0 { prepared.swapAt(0, index) }
+            return prepared[0]
+        }
+        if let known { return known }
+        let made = FCMPreparedMessage(message)
+        prepared.withLockedValue { prepared in
+            prepared.insert(made, at: 0)
+            if prepared.count > Self.preparedKept { prepared.removeLast() }
+        }
+        return made
     }
 
     /// Connections opened (to FCM and the token endpoint) and access tokens obtained so far.

@@ -9,7 +9,7 @@ import NIOSSL
 final class HTTP2Connection: Sendable {
     let endpoint: PushEndpoint
     private let channel: any Channel
-    private let streams: NIOLoopBound<PushStreamHandler>
+    private let starts: StreamStarts
     private let health: NIOLoopBound<ConnectionHealthHandler>
     private let state: NIOLockedValueBox<ConnectionState>
 
@@ -19,7 +19,7 @@ final class HTTP2Connection: Sendable {
     ) {
         self.endpoint = endpoint
         self.channel = channel
-        self.streams = streams
+        starts = StreamStarts(streams: streams)
         self.health = health
         self.state = state
     }
@@ -136,16 +136,8 @@ final class HTTP2Connection: Sendable {
         async throws(ConnectionFailure) -> PushHTTPResponse
     {
         defer { releaseStream() }
-        let eventLoop = channel.eventLoop
-        let streams = self.streams
-        let timeout = TimeAmount(timeout)
         let answer = await withUnsafeContinuation { continuation in
-            let completion: PushStreamHandler.Completion = { continuation.resume(returning: $0) }
-            if eventLoop.inEventLoop {
-                streams.value.start(request, timeout: timeout, completion: completion)
-            } else {
-                eventLoop.execute { streams.value.start(request, timeout: timeout, completion: completion) }
-            }
+            starts.start(request, timeout: TimeAmount(timeout)) { continuation.resume(returning: $0) }
         }
         let failure: ConnectionFailure
         switch answer {

@@ -9,10 +9,18 @@ import HeapModule
 /// id stays in its lane and in the heap until reached, and either is compacted once it holds more
 /// stale ids than live ones, so a stream of cancellations never grows memory.
 public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
-    private struct Deadline: Comparable {
-        let instant: ContinuousClock.Instant
-        let id: UInt64
+    @usableFromInline
+    struct Deadline: Comparable, Sendable {
+        @usableFromInline let instant: ContinuousClock.Instant
+        @usableFromInline let id: UInt64
 
+        @inlinable
+        init(instant: ContinuousClock.Instant, id: UInt64) {
+            self.instant = instant
+            self.id = id
+        }
+
+        @inlinable
         static func < (lhs: Self, rhs: Self) -> Bool {
             (lhs.instant, lhs.id) < (rhs.instant, rhs.id)
         }
@@ -25,14 +33,14 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
         let task: Task<Void, Never>
     }
 
-    private var entries: [UInt64: Waiter<Item, Value>] = [:]
-    private var lanes: [Deque<UInt64>]
-    private var liveInLane: [Int]
-    private var deadlines = Heap<Deadline>()
-    private var liveDeadlines = 0
+    @usableFromInline var entries: [UInt64: Waiter<Item, Value>] = [:]
+    @usableFromInline var lanes: [Deque<UInt64>]
+    @usableFromInline var liveInLane: [Int]
+    @usableFromInline var deadlines = Heap<Deadline>()
+    @usableFromInline var liveDeadlines = 0
     /// Ids handed out but not yet queued; true once cancelled.
-    private var announced: [UInt64: Bool] = [:]
-    private var nextID: UInt64 = 0
+    @usableFromInline var announced: [UInt64: Bool] = [:]
+    @usableFromInline var nextID: UInt64 = 0
     var watch: Watch?
     var watchGeneration: UInt64 = 0
 
@@ -43,12 +51,16 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
     }
 
     /// Callers waiting, in all lanes.
+    @inlinable
     public var count: Int { entries.count }
+    @inlinable
     public var isEmpty: Bool { entries.isEmpty }
 
+    @inlinable
     public func count(lane: Int) -> Int { liveInLane[lane] }
 
     /// The longest-waiting caller of `lane`, out of the line; the taker resumes it.
+    @inlinable
     public mutating func popFirst(lane: Int = 0) -> Waiter<Item, Value>? {
         while let id = lanes[lane].popFirst() {
             if let waiter = remove(id) { return waiter }
@@ -85,6 +97,7 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
         lanes.reduce(0) { $0 + $1.count } - entries.count + deadlines.count - liveDeadlines
     }
 
+    @inlinable
     mutating func announce() -> UInt64 {
         nextID += 1
         announced[nextID] = false
@@ -92,15 +105,18 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
     }
 
     /// Whether the announced caller `id` was cancelled before it could queue; forgets it.
+    @inlinable
     mutating func withdrawAnnouncement(_ id: UInt64) -> Bool {
         announced.removeValue(forKey: id) ?? false
     }
 
+    @inlinable
     mutating func newID() -> UInt64 {
         nextID += 1
         return nextID
     }
 
+    @inlinable
     mutating func append(_ waiter: Waiter<Item, Value>, id: UInt64) {
         entries[id] = waiter
         lanes[waiter.lane].append(id)
@@ -119,6 +135,7 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
 
     /// Marks an announced caller cancelled (`withdrawAnnouncement` then says so), or takes a queued
     /// one out of the line for the canceller to resume; nil when it is no longer waiting.
+    @inlinable
     mutating func cancel(_ id: UInt64) -> Waiter<Item, Value>? {
         if announced[id] != nil {
             announced[id] = true
@@ -155,7 +172,8 @@ public struct Waiters<Item: Sendable, Value: Sendable>: Sendable {
         watch = nil
     }
 
-    private mutating func remove(_ id: UInt64) -> Waiter<Item, Value>? {
+    @inlinable
+    mutating func remove(_ id: UInt64) -> Waiter<Item, Value>? {
         guard let waiter = entries.removeValue(forKey: id) else { return nil }
         liveInLane[waiter.lane] -= 1
         if waiter.deadline != nil { liveDeadlines -= 1 }

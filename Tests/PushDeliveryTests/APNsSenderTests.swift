@@ -431,7 +431,8 @@ import Testing
         }
     }
 
-    @Test(arguments: ["", "abc/../../v1/x", "zz" + String(repeating: "ab", count: 31)])
+    /// The last: fullwidth digits, which `Character.isHexDigit` counts as hex.
+    @Test(arguments: ["", "abc/../../v1/x", "zz" + String(repeating: "ab", count: 31), "ab\u{FF10}\u{FF21}"])
     func aTokenThatIsNotHexIsABadDeviceTokenWithoutSending(token: String) async throws {
         try await withSender { setup in
             let result = await setup.sender.send(

@@ -1,5 +1,6 @@
 import CallPush
 import Foundation
+import NIOConcurrencyHelpers
 import RegistryCore
 import Store
 
@@ -45,20 +46,8 @@ extension PushJobWorker {
                 }
             }
         }
-        let outcomes = await withTaskGroup(of: PushResultRecord?.self) { group in
-            for delivery in claim.deliveries {
-                group.addTask {
-                    let device = delivery.device
-                    return await self.push(
-                        delivery, of: job, provider: device.flatMap { providers[$0.provider] },
-                        key: device.flatMap { keys[$0.provider]?[$0.token.value] }, lease: lease,
-                        jobDeadline: jobDeadline)
-                }
-            }
-            var outcomes: [PushResultRecord] = []
-            for await outcome in group { outcome.map { outcomes.append($0) } }
-            return outcomes
-        }
+        let outcomes = await push(
+            claim.deliveries, of: job, providers: providers, keys: keys, lease: lease, jobDeadline: jobDeadline)
         renewing.cancel()
         await renewing.value
         PushJobMetrics.recorded(outcomes)
@@ -72,6 +61,44 @@ extension PushJobWorker {
         guard case .callEvent = job.work else { return [:] }
         return try await context.callComposers.payloadKeys(
             of: claim.deliveries.compactMap(\.device), providers: providers)
+    }
+
+    /// The claim's pushes, each device's record but none for a push not started. As many tasks
+    /// as can hold job slots at once (`PUSH_JOB_CONCURRENCY` per provider of the claim) take the
+    /// devices in turn, rather than a task per device: creating 500 tasks a claim, each waiting
+    /// in the job budget's line with the claim's structs copied into it, cost more than a push.
+    private func push(
+        _ deliveries: [PushJobClaim.Delivery], of job: Job, providers: [ProviderName: StoredProvider],
+        keys: [ProviderName: [String: PayloadKey]], lease: ClaimLease, jobDeadline: ContinuousClock.Instant
+    ) async -> [PushResultRecord] {
+        let next = NIOLockedValueBox(0)
+        let providerCount = Set(deliveries.lazy.compactMap { $0.device?.provider }).count
+        let senders = min(deliveries.count, context.pushJobs.settings.concurrency * max(1, providerCount))
+        return await withTaskGroup(of: [PushResultRecord].self) { group in
+            for _ in 0..<senders {
+                group.addTask {
+                    var records: [PushResultRecord] = []
+                    while let index = next.withLockedValue({ taken -> Int? in
+                        guard taken < deliveries.count else { return nil }
+                        defer { taken += 1 }
+                        return taken
+                    }) {
+                        let delivery = deliveries[index]
+                        let device = delivery.device
+                        let record = await self.push(
+                            delivery, of: job, provider: device.flatMap { providers[$0.provider] },
+                            key: device.flatMap { keys[$0.provider]?[$0.token.value] }, lease: lease,
+                            jobDeadline: jobDeadline)
+                        record.map { records.append($0) }
+                    }
+                    return records
+                }
+            }
+            var records: [PushResultRecord] = []
+            records.reserveCapacity(deliveries.count)
+            for await sent in group { records += sent }
+            return records
+        }
     }
 
     /// One device's push; nil when it was not started.
