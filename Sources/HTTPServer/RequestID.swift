@@ -23,13 +23,7 @@ public enum RequestID {
     /// unlike any other process's. The id ties a request's lines together; it is not a secret.
     public static func generate() -> String {
         let (first, second) = ProcessUniqueBits.next()
-        return String(unsafeUninitializedCapacity: 32) { out in
-            for index in 0..<32 {
-                let word = index < 16 ? first : second
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (index % 16))) & 0x0F
-                out[index] = nibble < 10 ? 48 + nibble : 87 + nibble
-            }
-            return 32
-        }
+        // Big-endian bytes: the hex reads as the two words written out, most significant first.
+        return withUnsafeBytes(of: (first.bigEndian, second.bigEndian)) { Hex.encode($0.bindMemory(to: UInt8.self)) }
     }
 }
