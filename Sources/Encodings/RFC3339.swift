@@ -79,10 +79,13 @@ public enum RFC3339 {
     /// cannot represent) are refused. Returns nil for anything else, `infinity` included.
     public static func parse(_ text: String, offsets: Offsets = .rfc3339) -> Date? {
         var text = text
-        return text.withUTF8 { bytes in
-            var scanner = DigitScanner(bytes)
-            return parse(&scanner, offsets: offsets)
-        }
+        return text.withUTF8 { parse(utf8: $0, offsets: offsets) }
+    }
+
+    /// `parse`, on text's bytes where they already are (a database result), without a String.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>, offsets: Offsets = .rfc3339) -> Date? {
+        var scanner = DigitScanner(bytes)
+        return parse(&scanner, offsets: offsets)
     }
 
     private static func parse(_ scanner: inout DigitScanner, offsets: Offsets) -> Date? {

@@ -12,18 +12,8 @@ public struct PostgresResult: Sendable {
 
     /// Copies a successful libpq result; the caller still clears it.
     init(copying result: OpaquePointer) {
-        let fieldCount = PQnfields(result)
-        var columns: [String: Int] = [:]
-        for field in 0..<fieldCount where columns[String(cString: PQfname(result, field))] == nil {
-            columns[String(cString: PQfname(result, field))] = Int(field)
-        }
-        rows = (0..<PQntuples(result)).map { row in
-            PostgresRow(
-                columns: columns,
-                values: (0..<fieldCount).map { field in
-                    PQgetisnull(result, row, field) == 1 ? nil : String(cString: PQgetvalue(result, row, field))
-                })
-        }
+        let cells = ResultCells(copying: result)
+        rows = (0..<cells.rowCount).map { PostgresRow(cells: cells, row: $0) }
         affectedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 }

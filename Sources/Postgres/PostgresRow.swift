@@ -1,20 +1,44 @@
 import Foundation
 
-/// One row in text format. Column names map to positions once per result, shared by its rows.
+/// One row in text format: a view of its result's cells (`ResultCells`), which also map column
+/// names to positions once per result.
 public struct PostgresRow: Sendable {
-    let columns: [String: Int]
-    let values: [String?]
+    let cells: ResultCells
+    let row: Int
+
+    init(cells: ResultCells, row: Int) {
+        self.cells = cells
+        self.row = row
+    }
+
+    /// A row of its own, for tests of the code that reads rows.
+    init(columns: [String: Int], values: [String?]) {
+        var bytes: [UInt8] = []
+        var cells: [ResultCells.Cell] = []
+        for value in values {
+            guard let value else {
+                cells.append(ResultCells.Cell(start: -1, end: -1))
+                continue
+            }
+            let start = Int32(bytes.count)
+            bytes += value.utf8
+            cells.append(ResultCells.Cell(start: start, end: Int32(bytes.count)))
+        }
+        self.init(
+            cells: ResultCells(columns: columns, rowCount: 1, fieldCount: values.count, bytes: bytes, cells: cells),
+            row: 0)
+    }
 
     /// The column's text, or nil for SQL NULL and for a column the row does not have.
     public subscript(_ column: String) -> String? {
-        columns[column].flatMap { values[$0] }
+        cells.columns[column].flatMap { field in
+            cells.withBytes(row: row, field: field) { String(decoding: $0, as: UTF8.self) }
+        }
     }
 
     /// Throws `.decoding` when the column is NULL or missing.
     public func string(_ column: String) throws -> String {
-        guard let position = columns[column] else { throw PostgresError.decoding("no column \(column)") }
-        guard let value = values[position] else { throw PostgresError.decoding("column \(column) is NULL") }
-        return value
+        try withValue(column) { String(decoding: $0, as: UTF8.self) }
     }
 
     public func int(_ column: String) throws -> Int {
@@ -31,9 +55,10 @@ public struct PostgresRow: Sendable {
         }
     }
 
-    /// A `timestamptz`; the pool sets TimeZone=UTC, and microseconds are kept.
+    /// A `timestamptz`; the pool sets TimeZone=UTC, and microseconds are kept. Parsed where the
+    /// bytes are: no String per timestamp.
     public func date(_ column: String) throws -> Date {
-        guard let date = PostgresTimestamp.parse(try string(column)) else {
+        guard let date = try withValue(column, PostgresTimestamp.parse(utf8:)) else {
             throw PostgresError.decoding("column \(column) is not a timestamp")
         }
         return date
@@ -41,8 +66,8 @@ public struct PostgresRow: Sendable {
 
     /// nil for SQL NULL; still throws for a missing column.
     public func optionalDate(_ column: String) throws -> Date? {
-        guard let position = columns[column] else { throw PostgresError.decoding("no column \(column)") }
-        return values[position] == nil ? nil : try date(column)
+        guard let field = cells.columns[column] else { throw PostgresError.decoding("no column \(column)") }
+        return cells.isNull(row: row, field: field) ? nil : try date(column)
     }
 
     /// A one-dimensional `text[]` without NULL elements.
@@ -51,5 +76,14 @@ public struct PostgresRow: Sendable {
             throw PostgresError.decoding("column \(column) is not a text array without NULLs")
         }
         return elements
+    }
+
+    /// `body` on the column's bytes; throws `.decoding` when the column is NULL or missing.
+    private func withValue<R>(_ column: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+        guard let field = cells.columns[column] else { throw PostgresError.decoding("no column \(column)") }
+        guard let value = try cells.withBytes(row: row, field: field, body) else {
+            throw PostgresError.decoding("column \(column) is NULL")
+        }
+        return value
     }
 }

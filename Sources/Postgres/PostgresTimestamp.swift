@@ -14,4 +14,9 @@ enum PostgresTimestamp {
     static func parse(_ text: String) -> Date? {
         RFC3339.parse(text, offsets: .postgres)
     }
+
+    /// `parse` on the text's bytes.
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        RFC3339.parse(utf8: bytes, offsets: .postgres)
+    }
 }
