@@ -43,6 +43,22 @@ import Testing
                 body: String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
         }
 
+        /// The APNs provider `ios` on the mock, and user artem's VoIP device under it.
+        func addVoIPDevice(_ port: Int) async throws {
+            let put = try await request(
+                port, "PUT", "/v1/providers/ios",
+                [
+                    "service": "apns", "topic": "com.example.app", "endpoint": mock.baseURL,
+                    "credentials": [
+                        "team_id": mock.teamID, "key_id": mock.keyID, "private_key": try mock.apnsKey.pkcs8PEM(),
+                    ],
+                ])
+            #expect(put.status == 201, "\(put.body)")
+            _ = try await request(
+                port, "POST", "/v1/devices",
+                ["user_id": "artem", "provider": "ios", "type": "voip", "token": Tokens.apns(1)])
+        }
+
         func deliver(_ port: Int, _ body: String) async throws -> TestResponse {
             let client = try await HTTPTestClient.connect(port: port)
             defer { Task { await client.close() } }
@@ -78,19 +94,7 @@ import Testing
     @Test func aDeployLetsARingAnsweredEarlyFinishAndRecordIt() async throws {
         let setup = try await Setup.start()
         let (server, port) = try await ProcessTests.serve(setup.database.url, setup.environment)
-        let put = try await setup.request(
-            port, "PUT", "/v1/providers/ios",
-            [
-                "service": "apns", "topic": "com.example.app", "endpoint": setup.mock.baseURL,
-                "credentials": [
-                    "team_id": setup.mock.teamID, "key_id": setup.mock.keyID,
-                    "private_key": try setup.mock.apnsKey.pkcs8PEM(),
-                ],
-            ])
-        #expect(put.status == 201, "\(put.body)")
-        _ = try await setup.request(
-            port, "POST", "/v1/devices",
-            ["user_id": "artem", "provider": "ios", "type": "voip", "token": Tokens.apns(1)])
+        try await setup.addVoIPDevice(port)
         // The push service holds the ring 3 s: the webhook answers at its 2.5 s budget, and the
         // deploy's SIGTERM comes while the push is still out.
         setup.mock.server.script(MockReply(service: .apns, delayMilliseconds: 3000))
@@ -162,19 +166,7 @@ import Testing
     @Test func aRingsStagesAreTimed() async throws {
         let setup = try await Setup.start()
         let (server, port) = try await ProcessTests.serve(setup.database.url, setup.environment)
-        let put = try await setup.request(
-            port, "PUT", "/v1/providers/ios",
-            [
-                "service": "apns", "topic": "com.example.app", "endpoint": setup.mock.baseURL,
-                "credentials": [
-                    "team_id": setup.mock.teamID, "key_id": setup.mock.keyID,
-                    "private_key": try setup.mock.apnsKey.pkcs8PEM(),
-                ],
-            ])
-        #expect(put.status == 201, "\(put.body)")
-        _ = try await setup.request(
-            port, "POST", "/v1/devices",
-            ["user_id": "artem", "provider": "ios", "type": "voip", "token": Tokens.apns(1)])
+        try await setup.addVoIPDevice(port)
         let body = CallEvents.wakeup("evt_timed")
         #expect(try await setup.deliver(port, body).object?["state"] as? String == "done")
         #expect(try await setup.deliver(port, body).object?["duplicate"] as? Bool == true)
