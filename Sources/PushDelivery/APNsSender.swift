@@ -94,7 +94,7 @@ public final class APNsSender: Sendable {
         // The token becomes part of the request path: anything but ASCII hex is what APNs calls
         // BadDeviceToken, so it gets that answer's verdict without a request that could go astray.
         // Checked on its bytes: walking it as `Character`s segments graphemes, dear per push.
-        guard !token.isEmpty, token.utf8.allSatisfy(Self.isHexDigit) else {
+        guard !token.isEmpty, ASCIISet.hexDigits.containsAll(token) else {
             return await loop.run(until: deadline, lane: lane) { _ in
                 APNsAnswer(status: 400, reason: "BadDeviceToken").outcome(receivedAt: Date())
             }
@@ -156,11 +156,6 @@ public final class APNsSender: Sendable {
             }
             return outcome
         }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     /// Connections opened and provider tokens signed so far.
