@@ -46,7 +46,7 @@ struct AccessLog: Sendable {
 
         let handles = metrics.handles(route: route, method: methodName, status: status)
         handles.requests.increment()
-        handles.duration.recordNanoseconds(Self.nanoseconds(duration))
+        handles.duration.record(duration: duration)
 
         observer?.requestCompleted(
             CompletedRequest(

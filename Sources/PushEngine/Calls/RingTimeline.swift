@@ -40,7 +40,6 @@ final class RingTimeline: Sendable {
     func reach(_ stage: Stage) {
         let elapsed = start.duration(to: .now)
         guard reached.withLockedValue({ $0.insert(stage).inserted }) else { return }
-        let (seconds, attoseconds) = elapsed.components
-        Self.timers[stage]?.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        Self.timers[stage]?.record(duration: elapsed)
     }
 }

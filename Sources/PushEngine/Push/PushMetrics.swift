@@ -66,9 +66,7 @@ enum PushMetrics {
                 .increment()
         }
         if let duration {
-            let (seconds, attoseconds) = duration.components
-            durations[DurationLabels(provider: result.provider, service: service.rawValue)]
-                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            durations[DurationLabels(provider: result.provider, service: service.rawValue)].record(duration: duration)
         }
     }
 
