@@ -30,12 +30,44 @@ struct APIContext: Sendable {
                 response.logMetadata["key_id"] = caller!.keyID
                 return response
             } catch {
-                // Only here: metadata copies the logger's storage, and most requests log nothing.
-                var logger = self.logger
-                logger[metadataKey: "request_id"] = "\(request.requestID)"
-                var response = HTTPResponse.problem(ProblemMapping.problem(for: error, logger: logger))
-                if let caller { response.logMetadata["key_id"] = caller.keyID }
-                return response
+                return GuardedAnswer.problem(for: error, requestID: request.requestID, caller: caller, logger: logger)
+            }
+        }
+    }
+
+    /// `guarded` for a route answered without a task (`Router.add(immediately:)`): `body` runs on
+    /// the connection's event loop and hands its outcome to the answer it is given; what it throws
+    /// is answered as `guarded` does. A key the cache does not know is looked up in a task first.
+    func guardedImmediately(
+        _ scope: APIKeyScope, _ body: @escaping @Sendable (HTTPRequest, GuardedAnswer) throws -> Void
+    ) -> ImmediateHandler {
+        { [authenticator, logger] request, respond in
+            @Sendable func run(as caller: Caller) {
+                let answer = GuardedAnswer(
+                    respond: respond, caller: caller, requestID: request.requestID, logger: logger)
+                do { try body(request, answer) } catch { answer { throw error } }
+            }
+            let presented: Authenticator.Presented
+            do {
+                presented = try authenticator.presented(request, requiring: scope)
+            } catch {
+                return respond {
+                    GuardedAnswer.problem(for: error, requestID: request.requestID, caller: nil, logger: logger)
+                }
+            }
+            switch presented {
+            case .known(let caller):
+                run(as: caller)
+            case .unknown(let secretHash):
+                Task {
+                    do {
+                        run(as: try await authenticator.lookUp(secretHash, for: request, requiring: scope))
+                    } catch {
+                        respond {
+                            GuardedAnswer.problem(for: error, requestID: request.requestID, caller: nil, logger: logger)
+                        }
+                    }
+                }
             }
         }
     }

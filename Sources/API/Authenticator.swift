@@ -18,33 +18,58 @@ struct Authenticator: Sendable {
     let cache: KeyCache
     let trustedProxies: TrustedProxies
 
+    /// What the presented key says without a database round trip: the caller when the cache
+    /// knows the key, else the secret's hash to look up (`lookUp`).
+    enum Presented {
+        case known(Caller)
+        case unknown(secretHash: String)
+    }
+
     /// Throws `.unauthenticated` (401) for a missing, malformed, unknown or revoked key, 429 instead
     /// once the client has presented too many bad keys, `.forbidden` (403) for a key without
     /// `scope`. A valid key is never answered 429: the key is checked first, so the limiter only
     /// slows down clients that guess, not every client behind the same address.
     func authenticate(_ request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
-        guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
-        guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented),
-            let caller = try await caller(secretHash: secret.hashHex)
-        else {
-            let client = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
-            if let wait = limiter.retryAfter(client: client) {
-                throw APIFailure.tooManyBadKeys(retryAfterSeconds: wait)
-            }
-            limiter.recordFailure(client: client)
-            throw RegistryError.unauthenticated
+        switch try presented(request, requiring: scope) {
+        case .known(let caller): return caller
+        case .unknown(let secretHash): return try await lookUp(secretHash, for: request, requiring: scope)
         }
+    }
+
+    /// `authenticate`'s checks that need no database: throws as it does, except for a key the
+    /// cache does not know.
+    func presented(_ request: HTTPRequest, requiring scope: APIKeyScope) throws -> Presented {
+        guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
+        guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented) else {
+            throw refusal(request)
+        }
+        let secretHash = secret.hashHex
+        guard let cached = cache.caller(for: secretHash) else { return .unknown(secretHash: secretHash) }
+        return .known(try admitted(cached, requiring: scope))
+    }
+
+    /// The rest of `authenticate` for a key the cache did not know: the database's answer.
+    func lookUp(_ secretHash: String, for request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
+        let generation = cache.generation
+        guard let key = try await keys.authenticate(secretHash: secretHash) else { throw refusal(request) }
+        let caller = Caller(keyID: key.id, scopes: key.scopes)
+        cache.store(caller, for: secretHash, lookedUpAt: generation)
+        return try admitted(caller, requiring: scope)
+    }
+
+    private func admitted(_ caller: Caller, requiring scope: APIKeyScope) throws -> Caller {
         guard caller.scopes.allows(scope) else { throw RegistryError.forbidden(required: scope) }
         return caller
     }
 
-    private func caller(secretHash: String) async throws -> Caller? {
-        if let cached = cache.caller(for: secretHash) { return cached }
-        let generation = cache.generation
-        guard let key = try await keys.authenticate(secretHash: secretHash) else { return nil }
-        let caller = Caller(keyID: key.id, scopes: key.scopes)
-        cache.store(caller, for: secretHash, lookedUpAt: generation)
-        return caller
+    /// A bad key: 401, or 429 once this client has presented too many.
+    private func refusal(_ request: HTTPRequest) -> any Error {
+        let client = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
+        if let wait = limiter.retryAfter(client: client) {
+            return APIFailure.tooManyBadKeys(retryAfterSeconds: wait)
+        }
+        limiter.recordFailure(client: client)
+        return RegistryError.unauthenticated
     }
 
     /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space).

@@ -63,7 +63,14 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var takingWaiting = false
     private var isActive = true
     private var hasEnded = false
-    private var running: Task<Void, Never>?
+    /// The request's handler, from its start until its response is handed back.
+    private var running: Running?
+
+    private enum Running {
+        case task(Task<Void, Never>)
+        /// An ``ImmediateHandler``: nothing to cancel; its ``Responder`` is called whatever happens.
+        case immediate
+    }
 
     init(server: ServerContext, finished: EventLoopPromise<Void>) {
         self.server = server
@@ -254,7 +261,8 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     // MARK: The handler
 
-    /// Runs the route's handler in a task on this loop; the response is written when it returns.
+    /// Runs the route's handler: an async one in a task on this loop, an immediate one here. The
+    /// response is written when it returns.
     private func run(_ request: HTTPRequest, route: Route, exchange: RequestExchange, source: RequestBodySource?) {
         if let source {
             phase = .streamingBody(source)
@@ -262,26 +270,34 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         } else {
             phase = .answering
         }
-        running = Self.start(
-            request, route: route, exchange: exchange, source: source,
-            bound: NIOLoopBound(self, eventLoop: context.eventLoop), on: executor)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        switch route.handler {
+        case .task(let handler):
+            running = .task(
+                Self.start(
+                    handler, request, route: route, exchange: exchange, source: source, bound: bound, on: executor))
+        case .immediate(let handler):
+            // Set first: the handler may answer before it returns.
+            running = .immediate
+            handler(request, Responder(connection: bound, exchange: exchange, route: route, source: source))
+        }
     }
 
     private static func start(
-        _ request: HTTPRequest, route: Route, exchange: RequestExchange, source: RequestBodySource?,
-        bound: NIOLoopBound<HTTPConnectionHandler>, on executor: EventLoopTaskExecutor
+        _ handler: @escaping Handler, _ request: HTTPRequest, route: Route, exchange: RequestExchange,
+        source: RequestBodySource?, bound: NIOLoopBound<HTTPConnectionHandler>, on executor: EventLoopTaskExecutor
     ) -> Task<Void, Never> {
         Task(executorPreference: executor) {
-            await handle(request, route: route, exchange: exchange, source: source, bound: bound)
+            await handle(handler, request, route: route, exchange: exchange, source: source, bound: bound)
         }
     }
 
     /// The handler task's body: runs the handler and hands its response back to the loop.
     private static func handle(
-        _ request: HTTPRequest, route: Route, exchange: RequestExchange, source: RequestBodySource?,
-        bound: NIOLoopBound<HTTPConnectionHandler>
+        _ handler: Handler, _ request: HTTPRequest, route: Route, exchange: RequestExchange,
+        source: RequestBodySource?, bound: NIOLoopBound<HTTPConnectionHandler>
     ) async {
-        let response = await route.handler(request)
+        let response = await handler(request)
         if case .stream(let stream) = response.body {
             await streamAnswer(response, stream, bound: bound, exchange: exchange, route: route, source: source)
             return
@@ -294,6 +310,28 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             loop.execute {
                 bound.value.handlerReturned(response, exchange: exchange, route: route.template, source: source)
             }
+        }
+    }
+
+    /// An immediate handler's response, on this loop. A streamed one is written by a task, as an
+    /// async handler's is.
+    func immediateReturned(_ response: HTTPResponse, to responder: Responder) {
+        let (exchange, route, source) = (responder.exchange, responder.route, responder.source)
+        guard case .stream(let stream) = response.body else {
+            return handlerReturned(response, exchange: exchange, route: route.template, source: source)
+        }
+        running = .task(
+            Self.startStreaming(
+                response, stream, bound: responder.connection, exchange: exchange, route: route, source: source,
+                on: executor))
+    }
+
+    private static func startStreaming(
+        _ response: HTTPResponse, _ stream: AsyncStream<ByteBuffer>, bound: NIOLoopBound<HTTPConnectionHandler>,
+        exchange: RequestExchange, route: Route, source: RequestBodySource?, on executor: EventLoopTaskExecutor
+    ) -> Task<Void, Never> {
+        Task(executorPreference: executor) {
+            await streamAnswer(response, stream, bound: bound, exchange: exchange, route: route, source: source)
         }
     }
 
@@ -475,10 +513,17 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         finished.succeed()
     }
 
-    /// Closes the connection and cancels its handler (the shutdown grace period is over).
+    /// Closes the connection and cancels its handler (the shutdown grace period is over). An
+    /// immediate handler cannot be cancelled: the connection ends without waiting for its answer,
+    /// which then finds the connection closed.
     private func cancel() {
-        running?.cancel()
+        switch running {
+        case .task(let task): task.cancel()
+        case .immediate: running = nil
+        case nil: break
+        }
         context.close(promise: nil)
+        endIfFinished()
     }
 }
 

@@ -4,6 +4,18 @@ import NIOHTTP1
 /// Turns a request into the code that answers it.
 public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
+/// Answers a request without a task of its own, for the hottest routes, whose work is one
+/// callback away (a group-commit batch): a task per request, its continuation and its executor
+/// hops cost more than such a handler's own work. It runs on the connection's event loop, must
+/// not block, and calls its ``Responder`` exactly once, from any thread.
+public typealias ImmediateHandler = @Sendable (HTTPRequest, Responder) -> Void
+
+/// How a route answers: in a task on the connection's event loop, or at once (see above).
+public enum RouteHandler: Sendable {
+    case task(Handler)
+    case immediate(ImmediateHandler)
+}
+
 /// One registered operation. A class: a request carries its route from routing to the answer
 /// (plan, body collection, the handler's task), and a copy of a struct of strings, an enum and a
 /// closure retained each of them every time.
@@ -12,12 +24,12 @@ public final class Route: Sendable {
     public let body: RouteBody
     /// Overrides ``HTTPServerConfiguration/maxBodyBytes``; on a `.streamed` route nil means unlimited.
     public let bodyLimit: Int?
-    public let handler: Handler
+    public let handler: RouteHandler
     let path: PathTemplate
 
     public var template: String { path.text }
 
-    init(method: HTTPMethod, body: RouteBody, bodyLimit: Int?, handler: @escaping Handler, path: PathTemplate) {
+    init(method: HTTPMethod, body: RouteBody, bodyLimit: Int?, handler: RouteHandler, path: PathTemplate) {
         self.method = method
         self.body = body
         self.bodyLimit = bodyLimit
@@ -50,6 +62,20 @@ public struct Router: Sendable {
         _ method: HTTPMethod, _ template: String, body: RouteBody = .none, bodyLimit: Int? = nil,
         handler: @escaping Handler
     ) {
+        add(method, template, body: body, bodyLimit: bodyLimit, answering: .task(handler))
+    }
+
+    /// A route answered by an ``ImmediateHandler``; its response must have a `.bytes` body.
+    public mutating func add(
+        _ method: HTTPMethod, _ template: String, body: RouteBody = .none, bodyLimit: Int? = nil,
+        immediately handler: @escaping ImmediateHandler
+    ) {
+        add(method, template, body: body, bodyLimit: bodyLimit, answering: .immediate(handler))
+    }
+
+    private mutating func add(
+        _ method: HTTPMethod, _ template: String, body: RouteBody, bodyLimit: Int?, answering handler: RouteHandler
+    ) {
         let path = PathTemplate(template)
         precondition(
             !routes.contains { $0.method == method && $0.path == path }, "route registered twice: \(method) \(template)"
@@ -58,7 +84,7 @@ public struct Router: Sendable {
     }
 
     /// The same routes, each answered by what `wrap` makes of it (a gate in front of its handler).
-    public func wrappingHandlers(_ wrap: (Route) -> Handler) -> Router {
+    public func wrappingHandlers(_ wrap: (Route) -> RouteHandler) -> Router {
         var wrapped = self
         wrapped.routes = routes.map {
             Route(method: $0.method, body: $0.body, bodyLimit: $0.bodyLimit, handler: wrap($0), path: $0.path)

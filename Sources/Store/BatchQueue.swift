@@ -50,14 +50,24 @@ final class BatchQueue<Item: Sendable, Outcome: Sendable>: Sendable {
     func submit(_ item: Item) async throws -> Outcome {
         try await queue.wait(
             for: item, until: queue.clock.now + maxWait, cancellable: false, admit: { _, _ in nil },
-            whenQueued: {
-                let startRunner = queue.withLockedValue { runners in
-                    guard runners < maxRunners else { return false }
-                    runners += 1
-                    return true
-                }
-                if startRunner { Task { await drain() } }
-            })
+            whenQueued: startRunnerIfNeeded)
+    }
+
+    /// `submit` for a caller that is not a task (a request answered from its event loop):
+    /// `completion` runs once, on the runner's thread, or at once when the request is refused.
+    func submit(_ item: Item, completion: @escaping @Sendable (Result<Outcome, any Error>) -> Void) {
+        queue.enqueue(
+            item, until: queue.clock.now + maxWait, admit: { _, _ in nil }, whenQueued: startRunnerIfNeeded,
+            completion: completion)
+    }
+
+    private func startRunnerIfNeeded() {
+        let startRunner = queue.withLockedValue { runners in
+            guard runners < maxRunners else { return false }
+            runners += 1
+            return true
+        }
+        if startRunner { Task { await drain() } }
     }
 
     private func drain() async {

@@ -43,6 +43,17 @@ public struct DeviceStore: Sendable {
         }
     }
 
+    /// `register` for a caller that is not a task: `completion` runs once, on the batch runner's
+    /// thread (or at once when the request is refused), so it should only hand the outcome on.
+    public func register(
+        _ registration: DeviceRegistration,
+        completion: @escaping @Sendable (Result<RegistrationOutcome, any Error>) -> Void
+    ) {
+        writes.submit(.register(registration, userDeviceCap: userDeviceCap)) { result in
+            completion(result.map { $0.registration }.mapError(StoreFailure.domain))
+        }
+    }
+
     /// Registers several tokens in one transaction: all or none (a SIP contact's remote + VoIP pair).
     /// The providers are locked against deletion first, so a provider deleted meanwhile either
     /// waits for this commit or went first and rejects every token; one rejection rolls back the

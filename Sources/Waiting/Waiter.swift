@@ -6,38 +6,48 @@ public struct Waiter<Item: Sendable, Value: Sendable>: Sendable {
     public let item: Item
     public let lane: Int
     public let deadline: ContinuousClock.Instant?
-    /// Unsafe, not checked: a checked continuation allocates a canary per wait, and the queue
-    /// hands each waiter out once, under its lock.
-    @usableFromInline let continuation: UnsafeContinuation<Value, any Error>
+    @usableFromInline let resumption: Resumption
+
+    /// How the caller is woken: a task's continuation (`WaiterQueue.wait`), or, for a caller that
+    /// is not a task, its completion (`WaiterQueue.enqueue`), run on the resumer's thread.
+    @usableFromInline
+    enum Resumption: Sendable {
+        /// Unsafe, not checked: a checked continuation allocates a canary per wait, and the queue
+        /// hands each waiter out once, under its lock.
+        case continuation(UnsafeContinuation<Value, any Error>)
+        case completion(@Sendable (Result<Value, any Error>) -> Void)
+    }
 
     @inlinable
-    init(item: Item, lane: Int, deadline: ContinuousClock.Instant?, continuation: UnsafeContinuation<Value, any Error>)
-    {
+    init(item: Item, lane: Int, deadline: ContinuousClock.Instant?, resumption: Resumption) {
         self.item = item
         self.lane = lane
         self.deadline = deadline
-        self.continuation = continuation
+        self.resumption = resumption
     }
 
     @inlinable
     public func resume(returning value: Value) {
-        continuation.resume(returning: value)
+        resume(with: .success(value))
     }
 
     @inlinable
     public func resume(throwing error: any Error) {
-        continuation.resume(throwing: error)
+        resume(with: .failure(error))
     }
 
     @inlinable
     public func resume(with result: Result<Value, any Error>) {
-        continuation.resume(with: result)
+        switch resumption {
+        case .continuation(let continuation): continuation.resume(with: result)
+        case .completion(let completion): completion(result)
+        }
     }
 }
 
 extension Waiter where Value == Void {
     @inlinable
     public func resume() {
-        continuation.resume()
+        resume(with: .success(()))
     }
 }

@@ -126,6 +126,21 @@ public final class WaiterQueue<State: Sendable, Item: Sendable, Value: Sendable>
     var isWatching: Bool { guarded.withLockedValue { $0.waiters.watch != nil } }
     var staleIDs: Int { guarded.withLockedValue { $0.waiters.staleIDs } }
 
+    /// `wait` for a caller that is not a task, so that it needs none (an HTTP request answered
+    /// from its event loop, say): `completion` gets the outcome exactly once, before this returns
+    /// when `admit` answers or the caller is refused, otherwise on the thread of whoever takes it
+    /// out of the line (or of the deadline watcher). Not cancellable.
+    @inlinable
+    public func enqueue(
+        _ item: Item, lane: Int = 0, until deadline: ContinuousClock.Instant?,
+        admit: (inout State, inout Waiters<Item, Value>) throws -> Value?, whenQueued: () -> Void = {},
+        completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        let settled = line(
+            item, lane: lane, deadline: deadline, id: nil, admit: admit, resumption: .completion(completion))
+        if let settled { completion(settled) } else { whenQueued() }
+    }
+
     @inlinable
     func enqueue(
         _ item: Item, lane: Int, deadline: ContinuousClock.Instant?, id announced: UInt64?,
@@ -134,23 +149,36 @@ public final class WaiterQueue<State: Sendable, Item: Sendable, Value: Sendable>
     ) async throws -> Value {
         try await withUnsafeThrowingContinuation(isolation: isolation) {
             (continuation: UnsafeContinuation<Value, any Error>) in
-            let settled = guarded.withLockedValue { guarded -> Result<Value, any Error>? in
-                if let announced, guarded.waiters.withdrawAnnouncement(announced) {
-                    return .failure(CancellationError())
-                }
-                do {
-                    if let value = try admit(&guarded.state, &guarded.waiters) { return .success(value) }
-                } catch {
-                    return .failure(error)
-                }
-                if guarded.waiters.count >= maximumWaiting { return .failure(fullError) }
-                if let deadline, deadline <= clock.now { return .failure(timeoutError) }
-                let waiter = Waiter(item: item, lane: lane, deadline: deadline, continuation: continuation)
-                guarded.waiters.append(waiter, id: announced ?? guarded.waiters.newID())
-                if let deadline { watch(until: deadline, &guarded.waiters) }
-                return nil
-            }
+            let settled = line(
+                item, lane: lane, deadline: deadline, id: announced, admit: admit,
+                resumption: .continuation(continuation))
             if let settled { continuation.resume(with: settled) } else { whenQueued() }
+        }
+    }
+
+    /// Puts the caller in line, under the lock; its outcome instead when it is admitted at once
+    /// or refused.
+    @inlinable
+    func line(
+        _ item: Item, lane: Int, deadline: ContinuousClock.Instant?, id announced: UInt64?,
+        admit: (inout State, inout Waiters<Item, Value>) throws -> Value?,
+        resumption: Waiter<Item, Value>.Resumption
+    ) -> Result<Value, any Error>? {
+        guarded.withLockedValue { guarded -> Result<Value, any Error>? in
+            if let announced, guarded.waiters.withdrawAnnouncement(announced) {
+                return .failure(CancellationError())
+            }
+            do {
+                if let value = try admit(&guarded.state, &guarded.waiters) { return .success(value) }
+            } catch {
+                return .failure(error)
+            }
+            if guarded.waiters.count >= maximumWaiting { return .failure(fullError) }
+            if let deadline, deadline <= clock.now { return .failure(timeoutError) }
+            let waiter = Waiter(item: item, lane: lane, deadline: deadline, resumption: resumption)
+            guarded.waiters.append(waiter, id: announced ?? guarded.waiters.newID())
+            if let deadline { watch(until: deadline, &guarded.waiters) }
+            return nil
         }
     }
 

@@ -51,6 +51,22 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(6))
     }
 
+    @Test func runReturnsAfterTheGracePeriodEvenIfAnImmediateHandlerNeverAnswers() async throws {
+        let started = ProducedCounter()
+        var router = testRouter()
+        router.add(.GET, "/never") { _, _ in started.add() }
+        let start = ContinuousClock.now
+        try await withLiveServer(.forTests(shutdownGracePeriod: .milliseconds(300)), router: router) { server in
+            let client = try await server.connect()
+            try await client.send(HTTPTestClient.requestBytes("GET", "/never"))
+            try await TestSupport.waitUntil("the handler ran") { started.value == 1 }
+            await server.shutDownGracefully()
+            #expect(try await client.waitForClose(within: .seconds(5)))
+            #expect(client.unreadBytes.isEmpty)  // cut off without an answer
+        }
+        #expect(ContinuousClock.now - start < .seconds(6))
+    }
+
     @Test func localAddressReportsTheBoundPort() async throws {
         try await withLiveServer { server in
             #expect(server.port > 0)

@@ -64,6 +64,22 @@ func testRouter() -> Router {
         return HTTPResponse(status: .ok, headers: ["content-type": "text/plain"], body: .stream(stream))
     }
     router.add(.GET, "/request-id") { request in .json(["request_id": request.requestID]) }
+    // Immediate handlers: answered on the loop before returning, or later from another thread.
+    router.add(.POST, "/now/echo", body: .json) { request, respond in
+        respond { HTTPResponse(status: .ok, headers: ["content-type": "application/json"], body: .bytes(request.body)) }
+    }
+    router.add(.GET, "/later/{id}") { request, respond in
+        let id = request.pathParameters["id"] ?? ""
+        Task.detached { respond { .json(["later": id]) } }
+    }
+    router.add(.GET, "/later-stream") { _, respond in
+        Task.detached {
+            let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+            respond { HTTPResponse(status: .ok, headers: ["content-type": "text/plain"], body: .stream(stream)) }
+            for index in 0..<3 { continuation.yield(ByteBuffer(string: "line \(index)\n")) }
+            continuation.finish()
+        }
+    }
     router.add(.GET, "/boom") { _ in .json(Unencodable()) }
     return router
 }

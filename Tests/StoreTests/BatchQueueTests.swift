@@ -60,6 +60,27 @@ struct BatchQueueTests {
         #expect(performed.all == [[0], [1, 2]], "the waiting requests went as one batch")
     }
 
+    @Test func aCallerWithoutATaskGetsItsOutcomeThroughItsCompletion() async throws {
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = queue(maxLength: 2, performed: performed, gate: gate)
+        let stuck = Task { try await queue.submit(0) }
+        try await TestSupport.waitUntil("the runner holds item 0") { performed.all == [[0]] }
+        let outcomes = NIOLockedValueBox<[Int: Result<Int, any Error>]>([:])
+        for item in [1, 2, 3] {
+            queue.submit(item) { outcome in outcomes.withLockedValue { $0[item] = outcome } }
+        }
+        let refused = outcomes.withLockedValue { $0 }
+        #expect(refused.keys.sorted() == [3], "a refusal is answered before submit returns")
+        #expect(throws: PostgresError.queueFull) { try refused[3]?.get() }
+        gate.open()
+        #expect(try await stuck.value == 0)
+        try await TestSupport.waitUntil("both queued items answered") { outcomes.withLockedValue { $0.count } == 3 }
+        let answered = outcomes.withLockedValue { $0 }
+        #expect(try answered[1]?.get() == 2)
+        #expect(try answered[2]?.get() == 4)
+        #expect(performed.all == [[0], [1, 2]])
+    }
+
     @Test func aShortAnswerFromPerformFailsEveryItemInsteadOfLeavingOneWaiting() async throws {
         let (performed, gate) = (PerformedBatches(), PerformGate())
         let queue = queue(performed: performed, gate: gate) { items in items.dropLast().map { .success($0) } }

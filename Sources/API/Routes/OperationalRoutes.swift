@@ -65,11 +65,18 @@ struct OperationalRoutes: Sendable {
 
     /// Until the database is set up, a route that needs it answers 503 at once rather than
     /// running against a schema that is still changing.
-    func gate(_ route: Route) -> Handler {
-        let handler = route.handler
-        return { [state] request in
-            guard state.current == .migrating else { return await handler(request) }
-            return .problem(ProblemMapping.problem(for: .starting))
+    func gate(_ route: Route) -> RouteHandler {
+        switch route.handler {
+        case .task(let handler):
+            return .task { [state] request in
+                guard state.current == .migrating else { return await handler(request) }
+                return .problem(ProblemMapping.problem(for: .starting))
+            }
+        case .immediate(let handler):
+            return .immediate { [state] request, respond in
+                guard state.current == .migrating else { return handler(request, respond) }
+                respond { .problem(ProblemMapping.problem(for: .starting)) }
+            }
         }
     }
 
