@@ -63,42 +63,18 @@ extension PushJobWorker {
             of: claim.deliveries.compactMap(\.device), providers: providers)
     }
 
-    /// The claim's pushes, each device's record but none for a push not started. As many tasks
-    /// as can hold job slots at once (`PUSH_JOB_CONCURRENCY` per provider of the claim) take the
-    /// devices in turn, rather than a task per device: creating 500 tasks a claim, each waiting
-    /// in the job budget's line with the claim's structs copied into it, cost more than a push.
+    /// The claim's pushes, each device's record but none for a push not started: queued in their
+    /// providers' lanes behind the claims before it (`JobLanes`).
     private func push(
         _ deliveries: [PushJobClaim.Delivery], of job: Job, providers: [ProviderName: StoredProvider],
         keys: [ProviderName: [String: PayloadKey]], lease: ClaimLease, jobDeadline: ContinuousClock.Instant
     ) async -> [PushResultRecord] {
-        let next = NIOLockedValueBox(0)
-        let providerCount = Set(deliveries.lazy.compactMap { $0.device?.provider }).count
-        let senders = min(deliveries.count, context.pushJobs.settings.concurrency * max(1, providerCount))
-        return await withTaskGroup(of: [PushResultRecord].self) { group in
-            for _ in 0..<senders {
-                group.addTask {
-                    var records: [PushResultRecord] = []
-                    while let index = next.withLockedValue({ taken -> Int? in
-                        guard taken < deliveries.count else { return nil }
-                        defer { taken += 1 }
-                        return taken
-                    }) {
-                        let delivery = deliveries[index]
-                        let device = delivery.device
-                        let record = await self.push(
-                            delivery, of: job, provider: device.flatMap { providers[$0.provider] },
-                            key: device.flatMap { keys[$0.provider]?[$0.token.value] }, lease: lease,
-                            jobDeadline: jobDeadline)
-                        record.map { records.append($0) }
-                    }
-                    return records
-                }
-            }
-            var records: [PushResultRecord] = []
-            records.reserveCapacity(deliveries.count)
-            for await sent in group { records += sent }
-            return records
-        }
+        await ClaimSending(deliveries) { delivery in
+            let device = delivery.device
+            return await self.push(
+                delivery, of: job, provider: device.flatMap { providers[$0.provider] },
+                key: device.flatMap { keys[$0.provider]?[$0.token.value] }, lease: lease, jobDeadline: jobDeadline)
+        }.send(through: lanes)
     }
 
     /// One device's push; nil when it was not started.
@@ -110,24 +86,21 @@ extension PushJobWorker {
             return PushResultRecord(
                 deviceID: delivery.deviceID, status: "skipped", reason: "unregistered", serviceID: nil)
         }
-        let result = await budget.withSlot(for: device.provider) { () -> PushResult? in
-            guard lease.allowsStarting, !context.pushJobs.wasCancelledHere(job.live.id),
-                ContinuousClock.now < jobDeadline
-            else { return nil }
-            inFlight.withLockedValue { $0 += 1 }
-            defer { inFlight.withLockedValue { $0 -= 1 } }
-            let deadline = min(jobDeadline, .now + context.pushJobs.settings.pushTimeout)
-            switch job.work {
-            case .push(let request):
-                return await DevicePush(
-                    device: device, provider: provider, request: request, deadline: deadline, lane: .bulk
-                ).run(context: context, senders: context.pushSenders)
-            case .callEvent(let event):
-                return await CallEventSending(event: event, context: context, lane: .bulk)
-                    .send(to: device, provider: provider, key: key, deadline: deadline)
-            }
+        guard lease.allowsStarting, !context.pushJobs.wasCancelledHere(job.live.id), ContinuousClock.now < jobDeadline
+        else { return nil }
+        inFlight.withLockedValue { $0 += 1 }
+        defer { inFlight.withLockedValue { $0 -= 1 } }
+        let deadline = min(jobDeadline, .now + context.pushJobs.settings.pushTimeout)
+        let result: PushResult
+        switch job.work {
+        case .push(let request):
+            result = await DevicePush(
+                device: device, provider: provider, request: request, deadline: deadline, lane: .bulk
+            ).run(context: context, senders: context.pushSenders)
+        case .callEvent(let event):
+            result = await CallEventSending(event: event, context: context, lane: .bulk)
+                .send(to: device, provider: provider, key: key, deadline: deadline)
         }
-        guard let result = result ?? nil else { return nil }
         return PushResultRecord(
             deviceID: delivery.deviceID, status: result.status.rawValue, reason: result.reason,
             serviceID: result.service_id)

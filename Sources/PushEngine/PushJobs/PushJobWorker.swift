@@ -9,8 +9,8 @@ import Store
 /// Works off push jobs in this instance: claims `batchSize` devices at a time from the live jobs
 /// in turn (round robin, so a big job does not hold back a small one), up to `parallelBatches`
 /// claims at once, and sends each through `DevicePush` or, for a call event, `CallEventSending`
-/// (the senders, outcome rules and registry feedback of `POST /v1/push` and call events), within
-/// the job budget. Outcomes are recorded per claim.
+/// (the senders, outcome rules and registry feedback of `POST /v1/push` and call events), in its
+/// providers' lanes (`JobLanes`), oldest claim first. Outcomes are recorded per claim.
 ///
 /// At least once: a crash loses the outcomes of the claims in progress, whose devices are sent
 /// again once their lease runs out; so at most `batchSize × parallelBatches` pushes per crashed
@@ -31,12 +31,12 @@ final class PushJobWorker: Sendable {
     let context: Engine
     private var jobs: PushJobs { context.pushJobs }
     private var settings: PushJobSettings { context.pushJobs.settings }
-    let budget: JobSendBudget
+    let lanes: JobLanes
     let inFlight = NIOLockedValueBox(0)
 
     init(context: Engine) {
         self.context = context
-        budget = JobSendBudget(perProvider: context.pushJobs.settings.concurrency)
+        lanes = JobLanes(sendersPerProvider: context.pushJobs.settings.concurrency, tasks: context.tasks)
     }
 
     /// Until cancelled.
