@@ -6,29 +6,6 @@ public struct PostgresRow: Sendable {
     let cells: ResultCells
     let row: Int
 
-    init(cells: ResultCells, row: Int) {
-        self.cells = cells
-        self.row = row
-    }
-
-    /// A row of its own, for tests of the code that reads rows.
-    init(columns: [String: Int], values: [String?]) {
-        var bytes: [UInt8] = []
-        var cells: [ResultCells.Cell] = []
-        for value in values {
-            guard let value else {
-                cells.append(ResultCells.Cell(start: -1, end: -1))
-                continue
-            }
-            let start = Int32(bytes.count)
-            bytes += value.utf8
-            cells.append(ResultCells.Cell(start: start, end: Int32(bytes.count)))
-        }
-        self.init(
-            cells: ResultCells(columns: columns, rowCount: 1, fieldCount: values.count, bytes: bytes, cells: cells),
-            row: 0)
-    }
-
     /// The column's text, or nil for SQL NULL and for a column the row does not have.
     public subscript(_ column: String) -> String? {
         cells.columns[column].flatMap { field in

@@ -14,10 +14,22 @@ struct ImportAnswerTests {
             token: PushToken(type: .apns, raw: String(repeating: "\(n)", count: 64)))
     }
 
+    /// `import_devices()`'s answer as one result: per row its `ord`, `created` and no previous user.
     static func rows(_ ords: [Int]) -> [PostgresRow] {
-        ords.map {
-            PostgresRow(columns: ["ord": 0, "result": 1, "previous_user_id": 2], values: ["\($0)", "created", nil])
+        var bytes: [UInt8] = []
+        var cells: [ResultCells.Cell] = []
+        for ord in ords {
+            for text in ["\(ord)", "created"] {
+                let start = Int32(bytes.count)
+                bytes += text.utf8
+                cells.append(ResultCells.Cell(start: start, end: Int32(bytes.count)))
+            }
+            cells.append(ResultCells.Cell(start: -1, end: -1))  // previous_user_id: NULL
         }
+        let result = ResultCells(
+            columns: ["ord": 0, "result": 1, "previous_user_id": 2], rowCount: ords.count, fieldCount: 3,
+            bytes: bytes, cells: cells)
+        return ords.indices.map { PostgresRow(cells: result, row: $0) }
     }
 
     @Test func rowsInOrderAnswerTheirRecords() throws {
