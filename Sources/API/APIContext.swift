@@ -47,13 +47,14 @@ struct APIContext: Sendable {
                     respond: respond, caller: caller, requestID: request.requestID, logger: logger)
                 do { try body(request, answer) } catch { answer { throw error } }
             }
+            @Sendable func refuse(_ error: any Error) {
+                respond { GuardedAnswer.problem(for: error, requestID: request.requestID, caller: nil, logger: logger) }
+            }
             let presented: Authenticator.Presented
             do {
                 presented = try authenticator.presented(request, requiring: scope)
             } catch {
-                return respond {
-                    GuardedAnswer.problem(for: error, requestID: request.requestID, caller: nil, logger: logger)
-                }
+                return refuse(error)
             }
             switch presented {
             case .known(let caller):
@@ -63,9 +64,7 @@ struct APIContext: Sendable {
                     do {
                         run(as: try await authenticator.lookUp(secretHash, for: request, requiring: scope))
                     } catch {
-                        respond {
-                            GuardedAnswer.problem(for: error, requestID: request.requestID, caller: nil, logger: logger)
-                        }
+                        refuse(error)
                     }
                 }
             }
