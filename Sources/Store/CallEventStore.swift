@@ -14,10 +14,18 @@ public struct CallEventStore: Sendable {
     /// later is a new call that happens to reuse it, which must ring.
     public static let dedupeWindow: TimeInterval = 86_400
 
+    /// How many group-commit batches of call-event writes may run at once (each on a connection
+    /// of the pool). One runner made every ring wait behind the batch in flight, so one batch held
+    /// up on a busy machine (its pool thread or backend waiting for a core) held up every ring that
+    /// arrived meanwhile: during a push job, claim p99 210–340 ms with one, 73 ms with four.
+    public static let writeRunners = 4
+
     public init(pool: PostgresPool) {
         self.pool = pool
-        // A ring waits for its claim before it sends: it goes ahead of a job's statements.
-        writes = GroupCommitter.make(pool: pool, priority: .urgent)
+        // A ring waits for its claim before it sends: it goes ahead of a job's statements, and
+        // not behind another ring's batch while a runner is free.
+        writes = GroupCommitter.make(
+            pool: pool, priority: .urgent, maxRunners: min(Self.writeRunners, pool.configuration.poolSize))
     }
 
     static let columns = """

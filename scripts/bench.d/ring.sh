@@ -7,7 +7,11 @@
 #       scheduled start to its 200, which comes after the mock accepted the push (webhook in →
 #       push out and acknowledged)
 #   (2) BENCH_CONNECTIONS (64) concurrent webhooks, closed loop (wrk): rings/s
-# Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_RING_RATE=200.
+# Environment: BENCH_SECONDS=20 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_RING_RATE=200;
+# BENCH_BINARY=PATH runs that build of device-registry instead of building one (A/B pairs).
+# PG_WAL_IN_MEMORY=1 (here and in `scripts/bench fanout`) puts the cluster's WAL on tmpfs: every
+# commit still waits for its flush, which costs nothing there, so the figures show what the
+# service does without this machine's disk; (1) prints the disk's fdatasync times beside them.
 #
 # `scripts/bench ring --faults` (issue 23) instead: the service reaches the mock through the
 # mock's fault proxy (`mock-push --fault-proxy-port`), which black-holes the open connection every
@@ -30,7 +34,7 @@ export LOG_LEVEL=${LOG_LEVEL:-warning}
 here=scripts/bench.d
 team=ABCDE12345 kid=XYZ987WVU6
 
-bin=$(registry_binary release)
+bin=${BENCH_BINARY:-$(registry_binary release)}
 bench_scratch ring
 
 # The mock's certificates, and the APNs key the mock accepts.

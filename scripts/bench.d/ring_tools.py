@@ -4,7 +4,8 @@
   paced BASE SECRET USER RATE SECONDS  webhooks at RATE/s for SECONDS (open loop, 64 connections);
                                        prints p50/p99 from each one's scheduled start to its answer,
                                        and on stderr where the service says their time went
-                                       (`call_event_ring_seconds{stage}` over the run)
+                                       (`call_event_ring_seconds{stage}` over the run) and what
+                                       the disk under the cluster did meanwhile (fsync_probe)
   faults BASE SECRET USER RATE SECONDS EVERY MOCK_PID MOCK_URL CA_FILE DATABASE_URL
                                        the same with `ringing_at` = the scheduled start, and
                                        SIGUSR1 to MOCK_PID (its fault proxy black-holes) every
@@ -102,6 +103,47 @@ def report_ring_stages(before, after):
                          % ", ".join(parts))
 
 
+def cluster_directories():
+    """The bench cluster's data directory and where its WAL really is (PG_WAL_IN_MEMORY=1 puts it
+    on tmpfs), from DATABASE_URL; None when there is none to ask."""
+    if not os.environ.get("DATABASE_URL"):
+        return None
+    data = subprocess.run(["psql", "-XtA", os.environ["DATABASE_URL"], "-c", "SHOW data_directory"],
+                          capture_output=True, text=True).stdout.strip()
+    return (data, os.path.realpath(os.path.join(data, "pg_wal"))) if data else None
+
+
+def filesystem_of(path):
+    """The type of the filesystem PATH is on (the longest mount point above it)."""
+    best, kind = "", "?"
+    with open("/proc/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            point = fields[1].replace("\\040", " ")
+            if (path == point or path.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+                best, kind = point, fields[2]
+    return kind
+
+
+def fsync_probe(directory, stop, every=0.01):
+    """8 KiB written and fdatasync'd in DIRECTORY every EVERY s until STOP is set, as a commit
+    flushes its WAL: the flush times in s. A durable commit waits for one such flush, so the
+    probe's tail is a floor under the tail of a ring's claim on that disk."""
+    path = os.path.join(directory, "fsync-probe-%d" % os.getpid())
+    times, block = [], os.urandom(8192)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        while not stop.wait(every):
+            os.pwrite(descriptor, block, 8192 * (len(times) % 128))
+            started = time.monotonic()
+            os.fdatasync(descriptor)
+            times.append(time.monotonic() - started)
+    finally:
+        os.close(descriptor)
+        os.unlink(path)
+    return sorted(times)
+
+
 def paced(base, secret, user, rate, seconds):
     """Open loop: webhook n is due at start + n / rate whatever the answers do, and its latency
     counts from then, so a slow answer delays (and is charged to) the ones queued behind it."""
@@ -134,6 +176,11 @@ def paced(base, secret, user, rate, seconds):
     workers = [threading.Thread(target=worker) for _ in range(64)]
     for thread in workers:
         thread.start()
+    # The disk under the cluster's data directory, probed beside the rings (see fsync_probe).
+    directories, probe_stop, flushes = cluster_directories(), threading.Event(), []
+    if directories:
+        probe = threading.Thread(target=lambda: flushes.extend(fsync_probe(directories[0], probe_stop)))
+        probe.start()
     start = time.monotonic() + 0.1
     for n, request in enumerate(requests):
         scheduled = start + n / rate
@@ -146,6 +193,15 @@ def paced(base, secret, user, rate, seconds):
     for thread in workers:
         thread.join()
     latencies.sort()
+    if directories:
+        probe_stop.set()
+        probe.join()
+        data, wal = directories
+        sys.stderr.write("the cluster's disk meanwhile (%s, %s): fdatasync of 8 KiB every 10 ms, %d flushes,"
+                         " p50 %.1f ms, p99 %.1f ms, max %.1f ms; the WAL in %s (%s)\n"
+                         % (data, filesystem_of(data), len(flushes), percentile(flushes, 50) * 1000,
+                            percentile(flushes, 99) * 1000, (flushes[-1] if flushes else 0) * 1000, wal,
+                            filesystem_of(wal)))
     if failures:
         # What the failed ones were answered (a status, or 200 for one not `done` and `sent`).
         sys.stderr.write("failed webhooks by status: %s\n" % sorted(

@@ -36,19 +36,40 @@ as_postgres() {
 }
 
 # start_cluster DIR PORT: initialises DIR once (trust auth, loopback only) and starts it.
+# PG_WAL_IN_MEMORY=1 puts a new cluster's WAL on tmpfs (/dev/shm; see cluster_wal_dir): commits
+# still wait for their WAL flush, but a flush costs nothing there, so a bench can tell what this
+# machine's disk adds (its fsync tail) from what the service does. Data files stay in DIR.
 start_cluster() {
-  local dir=$1 port=$2 bin
+  local dir=$1 port=$2 bin waldir=()
   bin=$(pg_bindir)
   mkdir -p "$dir"
   [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
   chmod 700 "$dir"
   if [[ ! -f $dir/PG_VERSION ]]; then
-    as_postgres "$bin/initdb" -D "$dir" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+    [[ ${PG_WAL_IN_MEMORY:-} == 1 ]] && waldir=(--waldir "$(cluster_wal_dir "$dir")")
+    as_postgres "$bin/initdb" -D "$dir" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 "${waldir[@]}" >/dev/null
   fi
   if ! as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
     as_postgres "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start \
       -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='$dir' -c max_connections=300" >/dev/null
   fi
+}
+
+# cluster_wal_dir DIR: a new, empty WAL directory for cluster DIR under /dev/shm/registry-wal/,
+# owned by postgres. Removing DIR (rm -rf) leaves its WAL behind, so this first removes the WAL of
+# clusters whose DIR is gone (each WAL directory's `cluster` file names its DIR).
+cluster_wal_dir() {
+  local root=/dev/shm/registry-wal owner wal
+  mkdir -p "$root"
+  for owner in "$root"/*/cluster; do
+    [[ -f $owner && ! -d $(cat "$owner") ]] && rm -rf "$(dirname "$owner")"
+  done
+  wal=$(mktemp -d "$root/XXXXXX")
+  chmod 755 "$wal"
+  echo "$1" >"$wal/cluster"
+  mkdir "$wal/pg_wal"
+  [[ $(id -u) -eq 0 ]] && chown postgres: "$wal/pg_wal"
+  echo "$wal/pg_wal"
 }
 
 # stop_cluster DIR: fast shutdown; quiet when it is not running.
