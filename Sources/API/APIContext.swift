@@ -59,10 +59,10 @@ struct APIContext: Sendable {
             switch presented {
             case .known(let caller):
                 run(as: caller)
-            case .unknown(let secretHash):
+            case .unknown(let secretDigest):
                 Task {
                     do {
-                        run(as: try await authenticator.lookUp(secretHash, for: request, requiring: scope))
+                        run(as: try await authenticator.lookUp(secretDigest, for: request, requiring: scope))
                     } catch {
                         refuse(error)
                     }

@@ -19,10 +19,10 @@ struct Authenticator: Sendable {
     let trustedProxies: TrustedProxies
 
     /// What the presented key says without a database round trip: the caller when the cache
-    /// knows the key, else the secret's hash to look up (`lookUp`).
+    /// knows the key, else the digest of the secret to look up (`lookUp`).
     enum Presented {
         case known(Caller)
-        case unknown(secretHash: String)
+        case unknown(secretDigest: SHA256.Digest)
     }
 
     /// Throws `.unauthenticated` (401) for a missing, malformed, unknown or revoked key, 429 instead
@@ -32,28 +32,35 @@ struct Authenticator: Sendable {
     func authenticate(_ request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
         switch try presented(request, requiring: scope) {
         case .known(let caller): return caller
-        case .unknown(let secretHash): return try await lookUp(secretHash, for: request, requiring: scope)
+        case .unknown(let secretDigest): return try await lookUp(secretDigest, for: request, requiring: scope)
         }
     }
 
     /// `authenticate`'s checks that need no database: throws as it does, except for a key the
     /// cache does not know.
+    ///
+    /// The cache is looked up by the SHA-256 of the credentials' bytes, hashed where they lie in
+    /// the header: a cached key costs no allocation (parsing it into an `APIKeySecret` and hashing
+    /// that into a hex string cost seven per request). Only well-formed keys are ever cached (a
+    /// key is stored after `APIKeySecret.parse` and the database accepted it), so a digest the
+    /// cache knows is of a well-formed key, and only a key it does not know is parsed.
     func presented(_ request: HTTPRequest, requiring scope: APIKeyScope) throws -> Presented {
         guard let header = request.headers.first(name: "Authorization") else { throw RegistryError.unauthenticated }
-        guard let presented = Self.bearer(header), let secret = APIKeySecret.parse(presented) else {
-            throw refusal(request)
-        }
-        let secretHash = secret.hashHex
-        guard let cached = cache.caller(for: secretHash) else { return .unknown(secretHash: secretHash) }
-        return .known(try admitted(cached, requiring: scope))
+        guard let credentials = Self.bearer(header) else { throw refusal(request) }
+        let secretDigest = SHA256.digest(credentials)
+        if let cached = cache.caller(for: secretDigest) { return .known(try admitted(cached, requiring: scope)) }
+        guard APIKeySecret.parse(String(credentials)) != nil else { throw refusal(request) }
+        return .unknown(secretDigest: secretDigest)
     }
 
     /// The rest of `authenticate` for a key the cache did not know: the database's answer.
-    func lookUp(_ secretHash: String, for request: HTTPRequest, requiring scope: APIKeyScope) async throws -> Caller {
+    func lookUp(_ secretDigest: SHA256.Digest, for request: HTTPRequest, requiring scope: APIKeyScope)
+        async throws -> Caller
+    {
         let generation = cache.generation
-        guard let key = try await keys.authenticate(secretHash: secretHash) else { throw refusal(request) }
+        guard let key = try await keys.authenticate(secretHash: secretDigest.hex) else { throw refusal(request) }
         let caller = Caller(keyID: key.id, scopes: key.scopes)
-        cache.store(caller, for: secretHash, lookedUpAt: generation)
+        cache.store(caller, for: secretDigest, lookedUpAt: generation)
         return try admitted(caller, requiring: scope)
     }
 
@@ -72,12 +79,11 @@ struct Authenticator: Sendable {
         return RegistryError.unauthenticated
     }
 
-    /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space).
-    static func bearer(_ header: String) -> String? {
-        // Found in place: splitting made an array of parts for every request.
+    /// The credentials of `Bearer <credentials>` (scheme case-insensitive, one space), in place.
+    static func bearer(_ header: String) -> Substring? {
         guard let space = header.utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let credentials = header[header.utf8.index(after: space)...]
-        guard header[..<space].lowercased() == "bearer", !credentials.isEmpty else { return nil }
-        return String(credentials)
+        guard equalIgnoringASCIICase(header.utf8[..<space], "bearer".utf8), !credentials.isEmpty else { return nil }
+        return credentials
     }
 }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import RegistryCrypto
 import Store
 
 /// Live keys recently seen, so that most requests authenticate without a database round trip.
@@ -12,7 +13,7 @@ final class KeyCache: Sendable {
     private struct State {
         var trusted = false
         var generation = 0
-        var entries: [String: (caller: Caller, storedAt: ContinuousClock.Instant)] = [:]
+        var entries: [SHA256.Digest: (caller: Caller, storedAt: ContinuousClock.Instant)] = [:]
     }
 
     let timeToLive: Duration
@@ -24,10 +25,10 @@ final class KeyCache: Sendable {
         self.capacity = capacity
     }
 
-    /// The caller for a secret hash, when cached, fresh and trusted.
-    func caller(for secretHash: String, now: ContinuousClock.Instant = .now) -> Caller? {
+    /// The caller for a secret's digest, when cached, fresh and trusted.
+    func caller(for secretDigest: SHA256.Digest, now: ContinuousClock.Instant = .now) -> Caller? {
         state.withLockedValue { state in
-            guard state.trusted, let entry = state.entries[secretHash], now - entry.storedAt < timeToLive else {
+            guard state.trusted, let entry = state.entries[secretDigest], now - entry.storedAt < timeToLive else {
                 return nil
             }
             return entry.caller
@@ -38,12 +39,13 @@ final class KeyCache: Sendable {
     var generation: Int { state.withLockedValue { $0.generation } }
 
     func store(
-        _ caller: Caller, for secretHash: String, lookedUpAt generation: Int, now: ContinuousClock.Instant = .now
+        _ caller: Caller, for secretDigest: SHA256.Digest, lookedUpAt generation: Int,
+        now: ContinuousClock.Instant = .now
     ) {
         state.withLockedValue { state in
             guard state.trusted, state.generation == generation else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[secretHash] = (caller, now)
+            state.entries[secretDigest] = (caller, now)
         }
     }
 

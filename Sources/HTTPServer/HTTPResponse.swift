@@ -43,7 +43,10 @@ public struct HTTPResponse: Sendable {
     public static func json<T: SelfWrittenJSON>(
         _ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:]
     ) -> HTTPResponse {
-        .json(encoded: ByteBuffer(bytes: value.jsonBytes), status: status, headers: headers)
+        var body = ByteBuffer()
+        body.reserveCapacity(value.jsonCapacity)
+        value.writeJSON(to: &body)
+        return .json(encoded: body, status: status, headers: headers)
     }
 
     /// `value` encoded with a caller's encoder (e.g. for a date strategy); same failure rule.

@@ -56,16 +56,17 @@ struct RequestFramer {
     /// Whether the framer sits between requests (no head or body partly received).
     var isBetweenRequests: Bool { state == .betweenRequests }
 
-    /// Consumes `bytes`, the next bytes of the connection; offsets in events are indices into it.
-    /// After a rejection every further byte is ignored.
-    mutating func scan<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> [Event]
+    /// Consumes `bytes`, the next bytes of the connection, handing each event to `report` in
+    /// order (not an array: most reads start one head, and an array per read was an allocation
+    /// per request); offsets in events are indices into `bytes`. After a rejection every further
+    /// byte is ignored.
+    mutating func scan<Bytes: RandomAccessCollection>(_ bytes: Bytes, report: (Event) -> Void)
     where Bytes.Element == UInt8, Bytes.Index == Int {
-        var events: [Event] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
             switch state {
             case .rejected:
-                return events
+                return
             case .body, .chunkData:
                 // Skip body bytes in bulk; only their count matters.
                 let skipped = min(remaining, bytes.endIndex - index)
@@ -80,16 +81,15 @@ struct RequestFramer {
                 break
             }
             if state == .betweenRequests, bytes[index] != UInt8(ascii: "\r"), bytes[index] != UInt8(ascii: "\n") {
-                events.append(.headStarted(at: bytes.distance(from: bytes.startIndex, to: index)))
+                report(.headStarted(at: bytes.distance(from: bytes.startIndex, to: index)))
             }
             if let rejection = step(bytes[index]) {
                 state = .rejected
-                events.append(.rejected(at: bytes.distance(from: bytes.startIndex, to: index), rejection))
-                return events
+                report(.rejected(at: bytes.distance(from: bytes.startIndex, to: index), rejection))
+                return
             }
             index += 1
         }
-        return events
     }
 
     private mutating func step(_ byte: UInt8) -> RequestRejection? {
@@ -203,8 +203,13 @@ struct RequestFramer {
         return nil
     }
 
+    /// Trimmed as bytes, then decoded: decoded first, a `Host` value with its leading space was a
+    /// heap string (over 15 bytes) on every request.
     private static func text(_ value: ArraySlice<UInt8>) -> String {
-        String(decoding: value, as: UTF8.self).trimmingASCIIWhitespace()
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = value.firstIndex(where: { !isSpace($0) }), let last = value.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: value[first...last], as: UTF8.self)
     }
 
     /// Whether a header name is `lowercaseName`, in any case.
@@ -311,15 +316,5 @@ struct RequestFramer {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
         default: nil
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

@@ -23,8 +23,16 @@ final class RequestFramingHandler: ChannelInboundHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !rejected else { return }
         let buffer = Self.unwrapInboundIn(data)
-        let events = buffer.withUnsafeReadableBytes { framer.scan($0) }
-        guard !events.isEmpty else {
+        // The first event of the read inline, any others (pipelined heads) in an array: nearly
+        // every read starts at most one head, and an array per read allocated per request.
+        var first: RequestFramer.Event?
+        var more: [RequestFramer.Event] = []
+        buffer.withUnsafeReadableBytes { bytes in
+            framer.scan(bytes) { event in
+                if first == nil { first = event } else { more.append(event) }
+            }
+        }
+        guard let first else {
             context.fireChannelRead(data)
             return
         }
@@ -36,17 +44,23 @@ final class RequestFramingHandler: ChannelInboundHandler, RemovableChannelHandle
             forwarded = offset
             context.fireChannelRead(Self.wrapInboundOut(slice))
         }
-        for event in events {
+        /// False once the event was a rejection: nothing after it is forwarded.
+        func pass(_ event: RequestFramer.Event) -> Bool {
             switch event {
             case .headStarted(let offset):
                 forward(upTo: offset)
                 context.fireUserInboundEventTriggered(RequestHeadStarted())
+                return true
             case .rejected(let offset, let rejection):
                 forward(upTo: offset)
                 rejected = true
                 context.fireErrorCaught(rejection)
-                return
+                return false
             }
+        }
+        guard pass(first) else { return }
+        for event in more {
+            guard pass(event) else { return }
         }
         forward(upTo: buffer.readableBytes)
     }

@@ -52,11 +52,10 @@ extension Engine {
     /// push and call-event routes, so both list devices alike. The users are read at once; a
     /// single one in this task, as `send` does. From the primary: who gets a push is decided on
     /// what is committed, never on a replica that may not have replayed a registration yet.
-    package func targetDevices(of users: [UserID], where keep: @escaping @Sendable (Device) -> Bool) async throws
-        -> [Device]
-    {
+    package func targetDevices(of users: [UserID], where keep: (Device) -> Bool) async throws -> [Device] {
         func targets(among devices: [Device]) -> [Device] {
-            var kept = devices.filter(keep)
+            // Usually every device is kept (one VoIP device of a call push): no filtered copy then.
+            var kept = devices.allSatisfy(keep) ? devices : devices.filter(keep)
             if kept.count > 1 {
                 kept.sort {
                     ($0.provider.value, $0.type.rawValue, $0.token.value) < (

@@ -39,7 +39,9 @@ public struct PushRequest: Sendable {
         guard let object = body.objectValue else {
             throw ValidationErrors([ValidationError(field: "", message: "must be a JSON object, not \(body.typeName)")])
         }
-        var errors = object.keys.sorted().filter { !fields.contains($0) }.map {
+        // Filtered before sorting: the keys are nearly always all known, and sorting them all
+        // allocated an array per push.
+        var errors = object.keys.filter { !fields.contains($0) }.sorted().map {
             ValidationError(field: $0, message: "is not a field; expected \(fields.sorted().joined(separator: ", "))")
         }
         let userIDs = parseUsers(object["user_ids"], errors: &errors)
@@ -91,6 +93,7 @@ public struct PushRequest: Sendable {
         }
         var seen = Set<UserID>()
         var users: [UserID] = []
+        users.reserveCapacity(array.count)
         for (index, item) in array.enumerated() {
             let field = "user_ids[\(index)]"
             guard let raw = item.stringValue else {
@@ -99,7 +102,8 @@ public struct PushRequest: Sendable {
             }
             do throws(ValidationError) {
                 let user = try UserID(raw, field: field)
-                if seen.insert(user).inserted { users.append(user) }
+                // One user (a call's push) cannot repeat: no set for it.
+                if array.count == 1 || seen.insert(user).inserted { users.append(user) }
             } catch {
                 errors.append(error)
             }
@@ -137,7 +141,7 @@ public struct PushRequest: Sendable {
             return nil
         }
         let before = errors.count
-        for key in object.keys.sorted() where !apnsFields.contains(key) {
+        for key in object.keys.filter({ !apnsFields.contains($0) }).sorted() {
             errors.append(
                 ValidationError(
                     field: "apns.\(key)",

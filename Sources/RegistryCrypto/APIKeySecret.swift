@@ -42,6 +42,11 @@ public struct APIKeySecret: Sendable, Hashable, CustomStringConvertible {
 
     public var hashHex: String { Hex.encode(hash) }
 
+    /// `hash` as an inline value (`SHA256.Digest`), the key of the authenticated-key cache. A
+    /// presented key is hashed straight from the request's header (`SHA256.digest`), so that a
+    /// cached key is recognised without parsing or copying it.
+    public var digest: SHA256.Digest { SHA256.digest(value) }
+
     /// `drk_` and the first 4 secret characters: enough to tell keys apart in a listing.
     public var displayPrefix: String { String(value.prefix(Self.prefix.count + 4)) }
 

@@ -8,16 +8,19 @@ import Testing
     private func scan(_ text: String, splitEvery step: Int? = nil) -> [RequestFramer.Event] {
         var framer = RequestFramer(limits: limits)
         let bytes = Array(text.utf8)
-        guard let step else { return framer.scan(bytes) }
         var events: [RequestFramer.Event] = []
+        guard let step else {
+            framer.scan(bytes) { events.append($0) }
+            return events
+        }
         var start = 0
         while start < bytes.count {
             let end = min(start + step, bytes.count)
             // Report offsets relative to the whole input, as a handler would see them.
-            events += framer.scan(Array(bytes[start..<end])).map { event in
+            framer.scan(Array(bytes[start..<end])) { event in
                 switch event {
-                case .headStarted(let at): .headStarted(at: at + start)
-                case .rejected(let at, let why): .rejected(at: at + start, why)
+                case .headStarted(let at): events.append(.headStarted(at: at + start))
+                case .rejected(let at, let why): events.append(.rejected(at: at + start, why))
                 }
             }
             start = end
@@ -152,9 +155,19 @@ import Testing
         #expect(rejection(events)?.status == .badRequest)
     }
 
+    @Test func framingHeaderValuesAreReadWithoutTheirSpacesAndTabs() {
+        let text =
+            "POST / HTTP/1.1\r\nHost: \t x.example:80 \t\r\nContent-Length:  2 \r\n\r\nhi"
+            + "GET / HTTP/1.1\r\nHost:\r\n\r\n"
+        #expect(scan(text) == [.headStarted(at: 0), .headStarted(at: text.utf8.count - 25)])
+        #expect(rejection(scan("GET / HTTP/1.1\r\nHost: a b\r\n\r\n"))?.status == .badRequest)
+    }
+
     @Test func nothingIsReportedAfterARejection() {
         var framer = RequestFramer(limits: limits)
-        _ = framer.scan(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n".utf8))
-        #expect(framer.scan(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)).isEmpty)
+        framer.scan(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n".utf8)) { _ in }
+        var after: [RequestFramer.Event] = []
+        framer.scan(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) { after.append($0) }
+        #expect(after.isEmpty)
     }
 }

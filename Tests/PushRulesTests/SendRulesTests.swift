@@ -22,6 +22,13 @@ import Testing
             ])
     }
 
+    @Test func apnsIDIsTheUUIDInLowercase() {
+        for _ in 0..<20 {
+            let uuid = UUID()
+            #expect(APNsSendOptions.text(of: uuid) == uuid.uuidString.lowercased())
+        }
+    }
+
     @Test func optionalHeadersAreLeftOutWhenNotGiven() throws {
         let headers = try APNsSendOptions(pushType: .alert).headers(bundleID: "com.example.app", apnsID: Self.apnsID)
         #expect(headers.map(\.name) == ["apns-push-type", "apns-topic", "apns-id"])

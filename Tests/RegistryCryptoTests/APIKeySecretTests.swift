@@ -21,6 +21,7 @@ import Testing
         #expect(key.hash == SHA256.hash(key.value))
         #expect(key.hashHex == Hex.encode(SHA256.hash(key.value)))
         #expect(key.hashHex.count == 64)
+        #expect(key.digest.hex == key.hashHex)
     }
 
     @Test func descriptionDoesNotRevealTheSecret() throws {

@@ -15,6 +15,9 @@ import Testing
     func sha256KnownVectors(input: String, expected: String) {
         #expect(Hex.encode(SHA256.hash(input)) == expected)
         #expect(Hex.encode(SHA256.hash(Array(input.utf8)[...])) == expected)
+        #expect(SHA256.digest(input).hex == expected)
+        #expect(SHA256.digest(input).bytes == SHA256.hash(input))
+        #expect(SHA256.digest(("x" + input + "y").dropFirst().dropLast()).hex == expected, "a substring, in place")
         // In parts, split anywhere, and with an empty part: the same digest.
         let hasher = SHA256Hasher()
         let bytes = Array(input.utf8)
@@ -22,6 +25,12 @@ import Testing
         hasher.update([UInt8]())
         hasher.update(bytes.dropFirst(bytes.count / 3))
         #expect(Hex.encode(hasher.finish()) == expected)
+    }
+
+    @Test func digestsAreEqualAndHashedByTheirBytes() {
+        #expect(SHA256.digest("a") == SHA256.digest("a"))
+        #expect(SHA256.digest("a") != SHA256.digest("b"))
+        #expect(Set([SHA256.digest("a"), SHA256.digest("a"), SHA256.digest("b")]).count == 2)
     }
 
     @Test func sha256OfAMillionAsInParts() {
