@@ -98,6 +98,12 @@ struct ServeCommand: AsyncParsableCommand {
             if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { mallopt(M_ARENA_MAX, 2) }
         #endif
         let logger = try logging.bootstrap()
+        // Before anything makes a metric handle: one made earlier (the pool's) stays a no-op.
+        let metrics = PrometheusCollectorRegistry()
+        var metricsFactory = PrometheusMetricsFactory(registry: metrics)
+        metricsFactory.durationHistogramBuckets = CallEventMetrics.durationBuckets
+        MetricsSystem.bootstrap(metricsFactory)
+        BuildInfo.record()
         let serverConfiguration = try http.configuration()
         var apiConfiguration = RegistryAPI.Configuration()
         let cap = try Setting.resolve(
@@ -147,11 +153,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw ConfigurationError("PUSH_CA_FILE cannot be used: \(error)")
         }
 
-        let metrics = PrometheusCollectorRegistry()
-        var metricsFactory = PrometheusMetricsFactory(registry: metrics)
-        metricsFactory.durationHistogramBuckets = CallEventMetrics.durationBuckets
-        MetricsSystem.bootstrap(metricsFactory)
-        BuildInfo.record()
         let processMetrics = ProcessMetrics()
 
         if let sealer {

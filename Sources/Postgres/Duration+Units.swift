@@ -8,7 +8,8 @@ extension Duration {
 }
 
 extension Duration {
-    var nanoseconds: Int64 {
+    /// Whole nanoseconds, for metrics' timers.
+    public var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

@@ -1,5 +1,13 @@
 import CLibPQ
 
+/// A transaction `PostgresConnection.sendTransaction` sent, whose replies are still to be read.
+public struct SentTransaction: Sendable {
+    /// The caller's statements, between the prologue (BEGIN, and behind a pooler the timeout) and COMMIT.
+    let statements: Int
+    let prologue: Int
+    let start: ContinuousClock.Instant
+}
+
 extension PostgresConnection {
     /// Runs `statements` in ONE transaction and one round trip: BEGIN, the statements and COMMIT go
     /// out together in pipeline mode, then the replies are read in order. Returns one result per
@@ -10,6 +18,13 @@ extension PostgresConnection {
     public func pipelineTransaction(
         _ statements: [PostgresStatement]
     ) throws -> [PostgresResult] {
+        try receiveTransaction(sendTransaction(statements))
+    }
+
+    /// The first half of `pipelineTransaction`: sends the transaction and returns at once, so the
+    /// caller can do other work (answer the transaction before) while the server runs it. Nothing
+    /// else may use the connection until `receiveTransaction` has read the replies.
+    public func sendTransaction(_ statements: [PostgresStatement]) throws -> SentTransaction {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
         // Prepared once per connection, before pipeline mode (preparing is a round trip of its
         // own): a statement parsed and planned on every batch cost about a seventh of the
@@ -19,20 +34,28 @@ extension PostgresConnection {
             guard PQenterPipelineMode(handle) == 1 else {
                 throw PostgresError.server(sqlstate: "", message: "libpq could not enter pipeline mode")
             }
-            let start = ContinuousClock.now
-            defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
+            let sent = SentTransaction(
+                statements: statements.count, prologue: isBehindPooler ? 2 : 1, start: ContinuousClock.now)
             let prologue: [PostgresStatement] = [("BEGIN", [])] + (isBehindPooler ? [transactionTimeout] : [])
-            let all = prologue + statements + [("COMMIT", [])]
-            let callers = prologue.count..<(prologue.count + statements.count)
-            for (position, statement) in all.enumerated() {
-                try send(statement, named: callers.contains(position) && usesNamedStatements, flushing: false)
-            }
+            for statement in prologue { try send(statement, named: false, flushing: false) }
+            for statement in statements { try send(statement, named: usesNamedStatements, flushing: false) }
+            try send(("COMMIT", []), named: false, flushing: false)
             guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
             try flush()
+            return sent
+        }
+    }
 
+    /// The second half of `pipelineTransaction`: waits for the replies of `sent` and returns one
+    /// result per statement, or throws as `pipelineTransaction` does.
+    public func receiveTransaction(_ sent: SentTransaction) throws -> [PostgresResult] {
+        defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - sent.start).nanoseconds) }
+        return try withPipelineCleanup {
+            let callers = sent.prologue..<(sent.prologue + sent.statements)
             var results: [PostgresResult] = []
+            results.reserveCapacity(sent.statements)
             var failure: PipelineFailure?
-            for position in all.indices {
+            for position in 0..<(callers.upperBound + 1) {
                 while let result = try nextResult() {
                     defer { PQclear(result) }
                     switch PQresultStatus(result) {
@@ -44,7 +67,7 @@ extension PostgresConnection {
                         let error = error(from: result)
                         if case .connectionLost = error { throw error }
                         if failure == nil {
-                            failure = PipelineFailure(index: max(0, position - prologue.count), error: error)
+                            failure = PipelineFailure(index: max(0, position - sent.prologue), error: error)
                         }
                     }
                 }

@@ -20,7 +20,7 @@ public final class PostgresConnection {
     /// Whether `queryPrepared` and the pipelines use named prepared statements.
     private(set) var usesNamedStatements = true
     /// Set once the session is known to be unusable; the pool then closes it instead of reusing it.
-    private(set) var isBroken = false
+    public private(set) var isBroken = false
     /// Whether any statement may have reached the server since `beginCheckout`. The pool retries a
     /// unit of work on a fresh connection only when none can have.
     private(set) var hasSentSinceCheckout = false

@@ -65,16 +65,8 @@ enum WriteOperation: Sendable {
         _ operations: [WriteOperation], on connection: PostgresConnection, retryUntil: ContinuousClock.Instant
     ) throws -> [Result<WriteOutcome, any Error>] {
         if operations.count == 1 { return [Result { try operations[0].run(on: connection) }] }
-        do {
-            let locks = (
-                sql: lockStatement, parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?]
-            )
-            let segments = Segment.split(operations)
-            let results = try connection.pipelineTransaction([locks] + segments.map(\.statement)).dropFirst()
-            return try zip(segments, results).flatMap { segment, result in try segment.outcomes(of: result) }
-        } catch let failure as PipelineFailure where failure.error.isRaceWithAnotherWriter {
-            return oneByOne(operations, on: connection, until: retryUntil)
-        }
+        return try SentWrites.send(operations, on: connection).receive(on: connection, retryUntil: retryUntil)
+            .outcomes()
     }
 
     /// Runs each operation alone, in order, until `deadline`; those not started by then fail as
@@ -91,7 +83,7 @@ enum WriteOperation: Sendable {
     }
 
     /// A statement of a batch: a run of registrations (same cap) or one other operation.
-    private enum Segment {
+    enum Segment {
         case registrations([DeviceRegistration], userDeviceCap: Int)
         case single(WriteOperation)
 

@@ -93,6 +93,70 @@ struct BatchQueueTests {
             await #expect(throws: BatchQueueError.self) { try await task.value }
         }
     }
+
+    /// A queue run by one session runner that answers each batch with its items doubled, holding
+    /// a batch holding item 0 until `gate` opens; `answers` says which batches it answers at all.
+    func sessionQueue(
+        performed: PerformedBatches, gate: PerformGate, metrics: BatchMetrics = BatchMetrics(size: { _ in }),
+        answers: @escaping @Sendable ([Int]) -> Bool = { _ in true }
+    ) -> BatchQueue<Int, Int> {
+        BatchQueue<Int, Int>(
+            maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), maxLength: 100, clock: clock, metrics: metrics
+        ) { session in
+            var batch: Batch<Int, Int>? = session.first
+            while let current = batch {
+                performed.record(current.items)
+                if current.items.contains(0) { await gate.wait() }
+                // The next batch is taken before this one is answered, as the group commit does.
+                batch = session.next()
+                if answers(current.items) { current.answer(current.items.map { .success($0 * 2) }) }
+            }
+        }
+    }
+
+    @Test func aSessionTakesTheRequestsThatWaitedWhileItRanTheBatchBefore() async throws {
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = sessionQueue(performed: performed, gate: gate)
+        let first = Task { try await queue.submit(0) }
+        try await TestSupport.waitUntil("the session holds item 0") { performed.all == [[0]] }
+        let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
+        try await TestSupport.waitUntil("two queued") { queue.waiting == 2 }
+        gate.open()
+        #expect(try await first.value == 0)
+        for (item, task) in zip([1, 2], queued) { #expect(try await task.value == item * 2) }
+        #expect(performed.all == [[0], [1, 2]], "the waiting requests went as one batch, after item 0's")
+        #expect(try await queue.submit(3) == 6, "a request after the session ended starts another")
+    }
+
+    @Test func aBatchASessionLeavesUnansweredFailsInsteadOfWaitingForever() async throws {
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let queue = sessionQueue(performed: performed, gate: gate, answers: { !$0.contains(1) })
+        gate.open()
+        await #expect(throws: BatchQueueError.unanswered) { try await queue.submit(1) }
+        #expect(try await queue.submit(2) == 4)
+    }
+
+    @Test func eachBatchRecordsItsSizeAndHowLongItsRequestsWaited() async throws {
+        let (performed, gate) = (PerformedBatches(), PerformGate())
+        let recorded = NIOLockedValueBox<[(size: Int, queued: Duration)]>([])
+        let metrics = BatchMetrics(
+            size: { size in recorded.withLockedValue { $0.append((size, .zero)) } },
+            queued: { queued in recorded.withLockedValue { $0[$0.count - 1].queued = queued } })
+        let queue = sessionQueue(performed: performed, gate: gate, metrics: metrics)
+        let first = Task { try await queue.submit(0) }
+        try await TestSupport.waitUntil("the session holds item 0") { performed.all == [[0]] }
+        let second = Task { try await queue.submit(1) }
+        try await TestSupport.waitUntil("item 1 queued") { queue.waiting == 1 }
+        clock.advance(by: .milliseconds(10))
+        let third = Task { try await queue.submit(2) }
+        try await TestSupport.waitUntil("item 2 queued") { queue.waiting == 2 }
+        clock.advance(by: .milliseconds(30))
+        gate.open()
+        _ = try await (first.value, second.value, third.value)
+        let batches = recorded.withLockedValue { $0 }
+        #expect(batches.map(\.size) == [1, 2])
+        #expect(batches.map(\.queued) == [.zero, .milliseconds(70)], "40 ms for item 1, 30 for item 2")
+    }
 }
 
 /// The batches a fake `perform` saw, in order.

@@ -141,7 +141,7 @@ struct GroupCommitTests {
         let (batchedOutcomes, batchedTable, batchSizes) = try await Self.withPool { pool in
             _ = await Self.runOneByOne(preload, on: pool)
             let sizes = BatchSizes()
-            let committer = GroupCommitter.make(pool: pool, maxRunners: 1, recordBatchSize: sizes.record)
+            let committer = GroupCommitter.make(pool: pool, maxRunners: 1, metrics: BatchMetrics(size: sizes.record))
             // Hold the one runner on a lock so that every operation queues behind it, in order.
             let blocker = try WriteOperation.register(
                 DeviceRegistration(
@@ -167,6 +167,40 @@ struct GroupCommitTests {
         #expect(batchSizes.contains(operations.count), "the writes did share one batch: \(batchSizes)")
         #expect(batchedOutcomes == serialOutcomes)
         #expect(batchedTable == serialTable)
+    }
+
+    @Test func theNextBatchIsSentBeforeTheBatchBeforeIsAnswered() async throws {
+        try await Self.withPool { pool in
+            let sizes = BatchSizes()
+            let committer = GroupCommitter.make(pool: pool, maxRunners: 1, metrics: BatchMetrics(size: sizes.record))
+            let register = { (user: String, token: Int) throws -> WriteOperation in
+                .register(
+                    try DeviceRegistration(
+                        userID: UserID(user), provider: ProviderName("ios"),
+                        token: PushToken(type: .apns, raw: String(format: "%064x", token))),
+                    userDeviceCap: 3)
+            }
+            let gate = try await Gate.close(pool, key: "blocker")
+            // Answered on the runner's thread: what is still queued when the first batch is answered.
+            let waitingWhenAnswered = NIOLockedValueBox<[Int]>([])
+            let answered = NIOLockedValueBox<Result<WriteOutcome, any Error>?>(nil)
+            committer.submit(try register("blocker", 1)) { outcome in
+                waitingWhenAnswered.withLockedValue { $0.append(committer.waiting) }
+                answered.withLockedValue { $0 = outcome }
+            }
+            try await TestSupport.waitUntil("the runner sent the blocker") { sizes.all == [1] }
+            let queued = try [("ann", 2), ("ben", 3)].map { user, token in
+                let operation = try register(user, token)
+                return Task { try await committer.submit(operation) }
+            }
+            try await TestSupport.waitUntil("two queued behind it") { committer.waiting == 2 }
+            try await gate.open()
+            for task in queued { #expect(try await task.value.registration.result == .created) }
+            #expect(sizes.all == [1, 2])
+            #expect(waitingWhenAnswered.withLockedValue { $0 } == [0], "the two were taken (and sent) first")
+            #expect(try answered.withLockedValue { $0 }?.get().registration.result == .created)
+            #expect(try await Self.table(pool).count == 3)
+        }
     }
 }
 
