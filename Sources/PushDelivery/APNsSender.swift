@@ -113,13 +113,7 @@ public final class APNsSender: Sendable {
         if let collapseID = options.collapseID, collapseID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return DeliveryResult(status: .rejected(reason: "BadCollapseId"), attempts: 0)
         }
-        var fields = HPACKHeaders()
-        for (name, value) in options.headers(bundleID: bundleID, apnsID: apnsID) {
-            // Unique per notification, so never worth a place in either end's HPACK table.
-            fields.add(name: name, value: value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
-        }
-        fields.add(name: "content-type", value: "application/json")
-        let headers = fields
+        let headers = options.headers(bundleID: bundleID, apnsID: apnsID)
         let path = "/3/device/\(token)"
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             var jwt: String?
@@ -134,8 +128,14 @@ public final class APNsSender: Sendable {
                     return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
                 }
             }
-            var request = PushHTTPRequest(path: path, pathIsUnique: true, headers: headers, body: payload())
-            if let jwt { request.headers.add(name: "authorization", value: "bearer \(jwt)") }
+            var request = PushHTTPRequest(
+                authority: pool.authority, path: path, pathIsUnique: true, body: payload(), fields: headers.count + 2)
+            for (name, value) in headers {
+                // Unique per notification, so never worth a place in either end's HPACK table.
+                request.add(name, value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
+            }
+            request.add("content-type", "application/json")
+            if let jwt { request.add("authorization", "bearer \(jwt)") }
             let response: PushHTTPResponse
             do throws(ConnectionFailure) {
                 response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)

@@ -123,11 +123,10 @@ actor FCMAccessToken {
         let body = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
         let response: PushHTTPResponse
         do {
-            response = try await pool.send(
-                PushHTTPRequest(
-                    path: account.tokenPath, headers: ["content-type": "application/x-www-form-urlencoded"],
-                    body: Array(body.utf8)),
-                timeout: timeout)
+            var request = PushHTTPRequest(
+                authority: pool.authority, path: account.tokenPath, body: Array(body.utf8), fields: 1)
+            request.add("content-type", "application/x-www-form-urlencoded")
+            response = try await pool.send(request, timeout: timeout)
         } catch {
             throw PushOutcome.transient(reason: error.reason, retryAfter: nil)
         }

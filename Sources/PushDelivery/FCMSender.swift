@@ -84,9 +84,9 @@ public final class FCMSender: Sendable {
             }
             let left = ContinuousClock.now.duration(to: attemptEnds)
             guard left > .zero else { throw .timedOut }
-            let request = PushHTTPRequest(
-                path: messagesPath, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"],
-                body: body)
+            var request = PushHTTPRequest(authority: messages.authority, path: messagesPath, body: body, fields: 2)
+            request.add("authorization", "Bearer \(bearer)")
+            request.add("content-type", "application/json")
             let response = try await messages.send(request, timeout: left, pushDeadline: deadline)
             let receivedAt = Date()
             let outcome = FCMAnswer(

@@ -62,7 +62,7 @@ final class HTTP2Connection: Sendable {
                         try operations.addHandler(
                             NIOHTTP2Handler(
                                 mode: .client, headerBlockValidation: .disabled, contentLengthValidation: .disabled))
-                        let streams = PushStreamHandler(authority: endpoint.authority, state: state)
+                        let streams = PushStreamHandler(state: state)
                         try operations.addHandler(streams)
                         try operations.addHandler(ConnectionObserver(state: state, ready: ready))
                         channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {

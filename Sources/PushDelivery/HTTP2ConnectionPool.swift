@@ -13,6 +13,8 @@ import Waiting
 /// (`usable`): two hops on and off the actor per push cost more than the push's own framing.
 actor HTTP2ConnectionPool {
     let endpoint: PushEndpoint
+    /// `endpoint.authority`, made once: the `:authority` of every request sent here.
+    let authority: String
     private let tls: NIOSSLContext
     private let group: any EventLoopGroup
     private let maximumConnections: Int
@@ -43,6 +45,7 @@ actor HTTP2ConnectionPool {
     ) {
         precondition(maximumConnections >= 1)
         self.endpoint = endpoint
+        authority = endpoint.authority
         self.tls = tls
         self.group = group
         self.maximumConnections = maximumConnections

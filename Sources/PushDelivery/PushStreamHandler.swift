@@ -43,7 +43,6 @@ final class PushStreamHandler: ChannelDuplexHandler {
     /// given back: a push service's answers are a few hundred bytes, and the stream ends with it.
     private static let windowUpdateThreshold = 32 * 1024
 
-    private let authority: String
     private let state: NIOLockedValueBox<ConnectionState>
     private var context: ChannelHandlerContext?
     private var streams: [HTTP2StreamID: Stream] = [:]
@@ -55,8 +54,7 @@ final class PushStreamHandler: ChannelDuplexHandler {
     private var timer: (at: NIODeadline, task: Scheduled<Void>)?
     private var flushPending = false
 
-    init(authority: String, state: NIOLockedValueBox<ConnectionState>) {
-        self.authority = authority
+    init(state: NIOLockedValueBox<ConnectionState>) {
         self.state = state
     }
 
@@ -82,16 +80,8 @@ final class PushStreamHandler: ChannelDuplexHandler {
         streams[id] = Stream(completion: completion, deadline: deadline)
         setTimer(by: deadline, context: context)
 
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(5 + request.headers.count)
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":path", value: request.path, indexing: request.pathIsUnique ? .nonIndexable : .indexable)
-        headers.add(name: ":authority", value: authority)
-        headers.add(contentsOf: request.headers)
-        headers.add(name: "content-length", value: String(request.body.count))
         context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: nil)
+            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: request.headers)))), promise: nil)
         let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.assumeIsolated().whenComplete { [self] result in

@@ -22,7 +22,7 @@ import Testing
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
         let state = NIOLockedValueBox(ConnectionState())
-        let handler = PushStreamHandler(authority: "push.example", state: state)
+        let handler = PushStreamHandler(state: state)
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
         return Setup(channel: channel, loop: loop, handler: handler, state: state)
@@ -31,10 +31,9 @@ import Testing
     /// Starts a request with `timeout` and returns its result, filled in when it completes.
     func start(_ setup: Setup, path: String = "/3/device/ab", timeout: TimeAmount = .seconds(10)) -> Answer {
         let result = Answer(nil)
-        setup.handler.start(
-            PushHTTPRequest(path: path, headers: ["apns-topic": "com.example"], body: Array("{}".utf8)),
-            timeout: timeout
-        ) { outcome in result.withLockedValue { $0 = outcome } }
+        var request = PushHTTPRequest(authority: "push.example", path: path, body: Array("{}".utf8), fields: 1)
+        request.add("apns-topic", "com.example")
+        setup.handler.start(request, timeout: timeout) { outcome in result.withLockedValue { $0 = outcome } }
         setup.loop.run()  // The flush of the turn's streams.
         return result
     }
@@ -139,9 +138,9 @@ import Testing
     /// A path that names one device is sent without a place in the HPACK table.
     @Test func aUniquePathIsNotIndexed() throws {
         let setup = try setUp()
-        setup.handler.start(
-            PushHTTPRequest(path: "/3/device/ab", pathIsUnique: true, headers: [:], body: []), timeout: .seconds(1)
-        ) { _ in }
+        let request = PushHTTPRequest(
+            authority: "push.example", path: "/3/device/ab", pathIsUnique: true, body: [], fields: 0)
+        setup.handler.start(request, timeout: .seconds(1)) { _ in }
         setup.loop.run()
         let headers = try #require(try setup.channel.readOutbound(as: HTTP2Frame.self))
         guard case .headers(let sent) = headers.payload else {
