@@ -55,15 +55,7 @@ extension Engine {
     package func targetDevices(of users: [UserID], where keep: (Device) -> Bool) async throws -> [Device] {
         func targets(among devices: [Device]) -> [Device] {
             // Usually every device is kept (one VoIP device of a call push): no filtered copy then.
-            var kept = devices.allSatisfy(keep) ? devices : devices.filter(keep)
-            if kept.count > 1 {
-                kept.sort {
-                    ($0.provider.value, $0.type.rawValue, $0.token.value) < (
-                        $1.provider.value, $1.type.rawValue, $1.token.value
-                    )
-                }
-            }
-            return kept
+            Self.inTargetOrder(devices.allSatisfy(keep) ? devices : devices.filter(keep))
         }
         if users.count == 1 {
             return targets(among: try await devices.pushTargets(of: users[0]))
@@ -77,6 +69,27 @@ extension Engine {
             var byUser = [[Device]](repeating: [], count: users.count)
             for try await (index, devices) in group { byUser[index] = targets(among: devices) }
             return byUser.flatMap { $0 }
+        }
+    }
+}
+
+extension Engine {
+    /// Every device of `users`, read at once in no particular order
+    /// (`CallEventStore.claimReadingDevices`), listed as `targetDevices` lists them: users as
+    /// given, then provider, type and token.
+    static func targets(of users: [UserID], among devices: [Device]) -> [Device] {
+        if users.count == 1 { return inTargetOrder(devices) }
+        let byUser = Dictionary(grouping: devices, by: \.userID)
+        return users.flatMap { inTargetOrder(byUser[$0] ?? []) }
+    }
+
+    /// One user's devices by provider, type and token.
+    private static func inTargetOrder(_ devices: [Device]) -> [Device] {
+        guard devices.count > 1 else { return devices }
+        return devices.sorted {
+            ($0.provider.value, $0.type.rawValue, $0.token.value) < (
+                $1.provider.value, $1.type.rawValue, $1.token.value
+            )
         }
     }
 }

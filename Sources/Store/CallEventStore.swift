@@ -110,7 +110,7 @@ public struct CallEventStore: Sendable {
         )
     }
 
-    /// Gives a claimed id back when nothing was sent for it (the devices could not be read), so
+    /// Gives a claimed id back when nothing was sent for it (the providers could not be read), so
     /// the platform's retry is a first post rather than a wait for a result that never comes.
     public func release(id: String) async throws {
         try await StoreFailure.translating {

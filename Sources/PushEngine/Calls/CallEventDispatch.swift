@@ -25,7 +25,7 @@ struct CallEventDispatch {
                 case .existing(let row):
                     try Self.checkSameEvent(event, digest: event.digest, row)
                     // Gone while waited on: its first poster gave the id back having sent nothing
-                    // (it could not read the devices), so this post claims it again and sends.
+                    // (it could not read the providers), so this post claims it again and sends.
                     guard let settled = try await settled(row) else { continue }
                     return try duplicate(event, settled)
                 }
@@ -75,23 +75,15 @@ struct CallEventDispatch {
         }
     }
 
-    /// The event's users' devices, read while its id is claimed (`claim`).
-    private typealias Devices = Task<[Device], any Error>
-
-    /// Claims the event's id and reads its users' devices at once: the read does not depend on the
-    /// claim, so a ring waits for the longer of the two round trips instead of both in turn. A
-    /// duplicate's read is wasted (a redelivery is rare next to a ring).
-    private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws -> (CallEventClaim, Devices) {
-        let devices = Devices(priority: .high) { [context] in
-            let devices = try await context.targetDevices(of: event.userIDs) { _ in true }
-            timeline.reach(.devicesRead)
-            return devices
-        }
+    /// Claims the event's id and reads its users' devices in one round trip
+    /// (`CallEventStore.claimReadingDevices`): the devices come once the claim is committed.
+    private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws -> (CallEventClaim, [Device]) {
         let deadline = CallEventSending.deadline(of: event, now: Date())
-        let claim = try await context.callEvents.claim(
-            id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline)
+        let (claim, devices) = try await context.callEvents.claimReadingDevices(
+            id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline, of: event.userIDs)
         if case .claimed = claim { timeline.reach(.claimed) }
-        return (claim, devices)
+        timeline.reach(.devicesRead)
+        return (claim, Engine.targets(of: event.userIDs, among: devices))
     }
 
     /// A first post's work: `sent` ends once its pushes are out, `recorded` once their results
@@ -104,9 +96,9 @@ struct CallEventDispatch {
     /// Sends, then records, in tasks of their own that shutdown waits for (`EngineTasks`), so a
     /// client that hangs up, a webhook answered early or a deploy does not cut pushes half-way or
     /// leave the id running; the claim's lease is renewed while sending. Sending stops at the
-    /// row's deadline (a taken-over event keeps its first claim's). When the devices cannot be
+    /// row's deadline (a taken-over event keeps its first claim's). When the providers cannot be
     /// read, nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
-    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, _ timeline: RingTimeline)
+    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ timeline: RingTimeline)
         -> Sending
     {
         let sent = context.tasks.start { [context] in
@@ -150,14 +142,14 @@ struct CallEventDispatch {
     }
 
     private static func send(
-        _ event: CallEvent, _ row: StoredCallEvent, _ devices: Devices, _ timeline: RingTimeline, context: Engine
+        _ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ timeline: RingTimeline, context: Engine
     ) async throws -> CallEventAnswer {
         CallEventMetrics.event(event.type, .sent)
         let results: [PushResult]
         do {
             results = try await Self.keepingLease(on: row.id, context: context) {
                 try await CallEventSending(event: event, context: context, timeline: timeline)
-                    .run(to: try await devices.value, until: row.deadline)
+                    .run(to: devices, until: row.deadline)
             }
         } catch {
             try? await context.callEvents.release(id: event.id)

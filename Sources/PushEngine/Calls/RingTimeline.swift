@@ -10,7 +10,8 @@ final class RingTimeline: Sendable {
     enum Stage: String, CaseIterable, Sendable {
         /// The event's id claimed, committed.
         case claimed
-        /// Its users' devices read (beside the claim, so a redelivery's read counts too).
+        /// Its users' devices read (with the claim, in its round trip: reached with it, and by a
+        /// redelivery too).
         case devicesRead = "devices_read"
         /// Providers and payload keys read: composing starts.
         case sending
