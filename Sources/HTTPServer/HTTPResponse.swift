@@ -43,8 +43,8 @@ public struct HTTPResponse: Sendable {
     public static func json<T: SelfWrittenJSON>(
         _ value: T, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:]
     ) -> HTTPResponse {
-        var body = ByteBuffer()
-        body.reserveCapacity(value.jsonCapacity)
+        // Allocated at its size: `ByteBuffer()` allocates too, and reserving then copies it.
+        var body = ByteBufferAllocator().buffer(capacity: value.jsonCapacity)
         value.writeJSON(to: &body)
         return .json(encoded: body, status: status, headers: headers)
     }

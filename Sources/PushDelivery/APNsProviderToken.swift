@@ -25,10 +25,21 @@ actor APNsProviderToken {
     private let tasks: any BackgroundTasks
     private let now: @Sendable () -> Date
     private var current: APNsSignedToken? {
-        didSet { published.withLockedValue { $0 = current } }
+        didSet { published.withLockedValue { $0 = current.map { Published(token: $0) } } }
     }
-    /// `current`, readable without the actor (`freshToken`).
-    private let published = NIOLockedValueBox<APNsSignedToken?>(nil)
+    /// `current`, readable without the actor (`freshToken`), with its `authorization` header value.
+    private let published = NIOLockedValueBox<Published?>(nil)
+
+    private struct Published {
+        let token: APNsSignedToken
+        /// `bearer <jwt>`, made once per token: a string of its own on every push.
+        let authorization: String
+
+        init(token: APNsSignedToken) {
+            self.token = token
+            authorization = "bearer " + token.jwt
+        }
+    }
     /// The store's answer being awaited; every caller meanwhile awaits the same one.
     private var refreshing: Task<APNsSignedToken, any Error>?
     /// Tokens this process signed, and tokens it took from the store that another one signed.
@@ -50,8 +61,19 @@ actor APNsProviderToken {
     /// push sends with, for which two hops on and off the actor cost more than the check. Nil
     /// when `token()` has something to decide.
     nonisolated var freshToken: String? {
-        guard let token = published.withLockedValue({ $0 }), Renewal.isFresh(token, now: now()) else { return nil }
+        guard let token = published.withLockedValue({ $0?.token }), Renewal.isFresh(token, now: now()) else {
+            return nil
+        }
         return token.jwt
+    }
+
+    /// The `authorization` header value for `jwt`: the one made for the current token when it is
+    /// that token (nearly always), else made now.
+    nonisolated func authorization(for jwt: String) -> String {
+        if let published = published.withLockedValue({ $0 }), published.token.jwt == jwt {
+            return published.authorization
+        }
+        return "bearer " + jwt
     }
 
     /// The token to send with. From the renewal age on, the current token keeps serving while

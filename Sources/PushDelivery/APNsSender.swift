@@ -13,6 +13,8 @@ import RegistryCore
 /// `tls`) and requests carry no `authorization`.
 public final class APNsSender: Sendable {
     public let bundleID: String
+    /// `apns-topic` for each push type, made once: a suffixed topic is a string of its own.
+    private let topics: [APNsPushType: String]
     /// Nil with certificate authentication.
     private let providerToken: APNsProviderToken?
     private let production: HTTP2ConnectionPool
@@ -49,6 +51,7 @@ public final class APNsSender: Sendable {
         tls: NIOSSLContext, configuration: SenderConfiguration, budget: PushBudget?, group: any EventLoopGroup
     ) {
         self.bundleID = bundleID
+        topics = Dictionary(uniqueKeysWithValues: APNsPushType.allCases.map { ($0, $0.topic(bundleID: bundleID)) })
         self.providerToken = providerToken
         func pool(_ endpoint: PushEndpoint) -> HTTP2ConnectionPool {
             HTTP2ConnectionPool(
@@ -113,8 +116,8 @@ public final class APNsSender: Sendable {
         if let collapseID = options.collapseID, collapseID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return DeliveryResult(status: .rejected(reason: "BadCollapseId"), attempts: 0)
         }
-        let headers = options.headers(bundleID: bundleID, apnsID: apnsID)
-        let path = "/3/device/\(token)"
+        let topic = topics[options.pushType] ?? options.pushType.topic(bundleID: bundleID)
+        let path = "/3/device/" + token
         return await loop.run(until: deadline, lane: lane) { timeout async throws(ConnectionFailure) in
             var jwt: String?
             if let providerToken {
@@ -128,14 +131,15 @@ public final class APNsSender: Sendable {
                     return .providerAuthFailure(reason: "ProviderTokenSigningFailed")
                 }
             }
+            // Room for the six APNs headers at most, the content type and the authorization.
             var request = PushHTTPRequest(
-                authority: pool.authority, path: path, pathIsUnique: true, body: payload(), fields: headers.count + 2)
-            for (name, value) in headers {
+                authority: pool.authority, path: path, pathIsUnique: true, body: payload(), fields: 8)
+            options.headers(topic: topic, apnsID: apnsID) { name, value in
                 // Unique per notification, so never worth a place in either end's HPACK table.
                 request.add(name, value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
             }
             request.add("content-type", "application/json")
-            if let jwt { request.add("authorization", "bearer \(jwt)") }
+            if let jwt, let providerToken { request.add("authorization", providerToken.authorization(for: jwt)) }
             let response: PushHTTPResponse
             do throws(ConnectionFailure) {
                 response = try await pool.send(request, timeout: timeout, pushDeadline: deadline)

@@ -8,11 +8,8 @@ extension UUID {
         let (high, low) = ProcessUniqueBits.next()
         let versioned = (high & ~0xF000) | 0x4000
         let variant = (low & ~(0xC000 << 48)) | (0x8000 << 48)
-        let bytes = withUnsafeBytes(of: (versioned.bigEndian, variant.bigEndian)) { Array($0) }
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        // The 16 bytes read in place as `uuid_t`: an array of them was an allocation per push.
+        let bytes = withUnsafeBytes(of: (versioned.bigEndian, variant.bigEndian)) { $0.loadUnaligned(as: uuid_t.self) }
+        return UUID(uuid: bytes)
     }
 }

@@ -11,7 +11,7 @@ import Testing
         let options = try APNsSendOptions(
             pushType: .voip, priority: 10, expiration: Date(timeIntervalSince1970: 1_800_000_030.9),
             collapseID: "call-1")
-        let headers = options.headers(bundleID: "com.example.app", apnsID: Self.apnsID)
+        let headers = Self.headers(options, bundleID: "com.example.app")
         #expect(
             headers.map(\.name) == [
                 "apns-push-type", "apns-topic", "apns-id", "apns-priority", "apns-expiration", "apns-collapse-id",
@@ -22,6 +22,13 @@ import Testing
             ])
     }
 
+    /// The headers as the sender gets them, with the topic it makes for the push type.
+    static func headers(_ options: APNsSendOptions, bundleID: String) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        options.headers(topic: options.pushType.topic(bundleID: bundleID), apnsID: apnsID) { headers.append(($0, $1)) }
+        return headers
+    }
+
     @Test func apnsIDIsTheUUIDInLowercase() {
         for _ in 0..<20 {
             let uuid = UUID()
@@ -30,7 +37,7 @@ import Testing
     }
 
     @Test func optionalHeadersAreLeftOutWhenNotGiven() throws {
-        let headers = try APNsSendOptions(pushType: .alert).headers(bundleID: "com.example.app", apnsID: Self.apnsID)
+        let headers = Self.headers(try APNsSendOptions(pushType: .alert), bundleID: "com.example.app")
         #expect(headers.map(\.name) == ["apns-push-type", "apns-topic", "apns-id"])
         #expect(headers[1].value == "com.example.app")
     }
