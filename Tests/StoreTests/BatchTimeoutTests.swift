@@ -10,12 +10,10 @@ import Testing
 @Suite("Batch timeouts")
 struct BatchTimeoutTests {
     @Test func aBatchThatTimesOutFailsEveryItemWithoutReRunningThem() async throws {
-        let database = try await TestDatabase.create()
-        var configuration = PostgresConfiguration(url: database.url)
-        configuration.poolSize = 2
-        configuration.statementTimeout = .milliseconds(300)
-        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("batch-timeout"))
-        let result = await Result.of {
+        try await TestDatabase.withPool("batch-timeout") {
+            $0.poolSize = 2
+            $0.statementTimeout = .milliseconds(300)
+        } _: { pool in
             _ = try await pool.withConnection {
                 try $0.query("INSERT INTO providers (name, service, topic) VALUES ('ios', 'apns', 'com.example.app')")
             }
@@ -41,9 +39,6 @@ struct BatchTimeoutTests {
             let stored = try await pool.withConnection { try $0.query("SELECT count(*)::int AS n FROM devices").rows }
             #expect(try stored[0].int("n") == 0, "no item was re-run alone")
         }
-        await pool.shutdown()
-        await database.drop()
-        try result.get()
     }
 
     @Test func aReRunOneByOneStopsAtItsDeadlineWithoutSendingTheRest() async throws {

@@ -12,14 +12,12 @@ import Testing
 @Suite("Call event claim runners")
 struct CallEventClaimRunnerTests {
     @Test func aClaimRunsWhileAnotherRingsBatchIsHeld() async throws {
-        let database = try await TestDatabase.create()
-        var configuration = PostgresConfiguration(url: database.url)
-        configuration.poolSize = 4
-        // The held claim waits for the gate for as long as a loaded machine takes to claim the other.
-        configuration.statementTimeout = .seconds(30)
-        configuration.poolWaitTimeout = .seconds(30)
-        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("claim-runners"))
-        let outcome = await Result.of {
+        try await TestDatabase.withPool("claim-runners") {
+            $0.poolSize = 4
+            // The held claim waits for the gate for as long as a loaded machine takes to claim the other.
+            $0.statementTimeout = .seconds(30)
+            $0.poolWaitTimeout = .seconds(30)
+        } _: { pool in
             let store = CallEventStore(pool: pool)
             let deadline = Date().addingTimeInterval(60)
             let (heldDigest, otherDigest) = (String(repeating: "a", count: 64), String(repeating: "b", count: 64))
@@ -45,8 +43,5 @@ struct CallEventClaimRunnerTests {
             try await gate.open()
             guard case .claimed = try await held.value else { throw TestSupportError("the held ring was not claimed") }
         }
-        await pool.shutdown()
-        await database.drop()
-        try outcome.get()
     }
 }

@@ -103,21 +103,16 @@ struct GroupCommitTests {
     }
 
     static func withPool<T>(_ body: (PostgresPool) async throws -> T) async throws -> T {
-        let database = try await TestDatabase.create()
-        var configuration = PostgresConfiguration(url: database.url)
-        configuration.poolSize = 3
-        // Requests wait behind a gated runner for as long as a loaded machine takes to line them up.
-        configuration.poolWaitTimeout = .seconds(10)
-        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("group-commit"))
-        let result = await Result.of {
+        try await TestDatabase.withPool("group-commit") {
+            $0.poolSize = 3
+            // Requests wait behind a gated runner for as long as a loaded machine takes to line them up.
+            $0.poolWaitTimeout = .seconds(10)
+        } _: { pool in
             _ = try await pool.withConnection {
                 try $0.query("INSERT INTO providers (name, service, topic) VALUES ('ios', 'apns', 'com.example.app')")
             }
             return try await body(pool)
         }
-        await pool.shutdown()
-        await database.drop()
-        return try result.get()
     }
 
     static func runOneByOne(_ operations: [WriteOperation], on pool: PostgresPool) async -> [String] {

@@ -98,13 +98,11 @@ struct PushJobBatchTests {
 
     /// `body` with a job store on a database of its own, dropped afterwards whatever `body` did.
     static func withStore(_ body: (PushJobStore, PostgresPool) async throws -> Void) async throws {
-        let database = try await TestDatabase.create()
-        let pool = PostgresPool(
-            configuration: PostgresConfiguration(url: database.url, poolSize: 2), logger: TestSupport.logger("batches"))
-        let outcome = await Result.of { try await body(PushJobStore(pool: pool), pool) }
-        await pool.shutdown()
-        await database.drop()
-        try outcome.get()
+        try await TestDatabase.withPool("batches") {
+            $0.poolSize = 2
+        } _: { pool in
+            try await body(PushJobStore(pool: pool), pool)
+        }
     }
 
     /// Users `batch-0…` with one FCM device each.

@@ -12,13 +12,11 @@ import Testing
 @Suite("Ring claim")
 struct RingClaimTests {
     @Test func aRingsClaimAndDeviceReadGoBeforeStatementsWaitingInTheNormalLine() async throws {
-        let database = try await TestDatabase.create()
-        var configuration = PostgresConfiguration(url: database.url)
-        configuration.poolSize = 1
-        configuration.statementTimeout = .seconds(30)
-        configuration.poolWaitTimeout = .seconds(30)
-        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger("ring-claim"))
-        let outcome = await Result.of {
+        try await TestDatabase.withPool("ring-claim") {
+            $0.poolSize = 1
+            $0.statementTimeout = .seconds(30)
+            $0.poolWaitTimeout = .seconds(30)
+        } _: { pool in
             let store = CallEventStore(pool: pool)
             // The job's statement holding the pool's only connection waits in PostgreSQL for this lock.
             let gate = try await Gate.close(pool, key: "job")
@@ -57,8 +55,5 @@ struct RingClaimTests {
             #expect(try await queued.value == "1", "the ring's claim ran before the job's waiting statement")
             try await holding.value
         }
-        await pool.shutdown()
-        await database.drop()
-        try outcome.get()
     }
 }

@@ -26,6 +26,22 @@ public struct TestDatabase: Sendable {
         return database
     }
 
+    /// `body` with a pool on a database of its own, set up by `configure`; the pool is shut down
+    /// and the database dropped afterwards, whatever `body` did.
+    public static func withPool<T>(
+        _ label: String, configure: (inout PostgresConfiguration) -> Void = { _ in },
+        _ body: (PostgresPool) async throws -> T
+    ) async throws -> T {
+        let database = try await create()
+        var configuration = PostgresConfiguration(url: database.url)
+        configure(&configuration)
+        let pool = PostgresPool(configuration: configuration, logger: TestSupport.logger(label))
+        let result = await Result.of { try await body(pool) }
+        await pool.shutdown()
+        await database.drop()
+        return try result.get()
+    }
+
     /// Drops the database, closing whatever is still connected to it. Never throws: a leftover
     /// database in a throwaway cluster is harmless.
     public func drop() async {
