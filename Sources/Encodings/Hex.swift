@@ -11,12 +11,16 @@ public enum Hex {
 
     private static func encode(buffer: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: buffer.count * 2) { output in
-            for (index, byte) in buffer.enumerated() {
-                output[2 * index] = digits[Int(byte >> 4)]
-                output[2 * index + 1] = digits[Int(byte & 0x0F)]
-            }
+            for (index, byte) in buffer.enumerated() { write(byte, into: output, at: 2 * index) }
             return buffer.count * 2
         }
+    }
+
+    /// Writes `byte`'s two digits at `index` and `index + 1` of `output`, for text that mixes hex
+    /// with other characters (a UUID's dashes) built in place.
+    public static func write(_ byte: UInt8, into output: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        output[index] = digits[Int(byte >> 4)]
+        output[index + 1] = digits[Int(byte & 0x0F)]
     }
 
     /// Accepts either case; nil for odd length or a non-hex character.

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import RegistryCore
 
@@ -64,14 +65,11 @@ public struct APNsSendOptions: Sendable, Equatable {
                         output[written] = UInt8(ascii: "-")
                         written += 1
                     }
-                    output[written] = Self.hexDigits[Int(byte >> 4)]
-                    output[written + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    Hex.write(byte, into: output, at: written)
                     written += 2
                 }
                 return written
             }
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
