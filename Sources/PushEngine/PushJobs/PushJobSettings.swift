@@ -14,9 +14,8 @@ public struct PushJobSettings: Sendable {
     public var concurrency = 32
     /// Devices one claim takes (`PUSH_JOB_BATCH`).
     public var batchSize = 500
-    /// Claims one instance sends at once (`PUSH_JOB_BATCHES`); one more is claimed ahead and
-    /// waits, unsent. With `batchSize` it bounds what a crash may send twice: at most
-    /// `batchSize × parallelBatches` pushes per instance.
+    /// Claims one instance works on at once (`PUSH_JOB_BATCHES`). With `batchSize` it bounds
+    /// what a crash may send twice: at most `batchSize × parallelBatches` pushes per instance.
     public var parallelBatches = 4
     /// How long a claim is an instance's alone without being renewed: how soon another instance
     /// takes over a dead one's devices (`PUSH_JOB_LEASE`).

@@ -5,20 +5,14 @@ import RegistryCore
 import Store
 
 extension PushJobWorker {
-    /// Sends one claim's devices once it holds a place among the claims `sending`, renewing its
-    /// lease from the start, then records what was sent and gives the batch back, with what was
-    /// not started (the job ended, or the lease could not be held) still pending. Shutting down
-    /// starts no more pushes, but lets those in flight finish and be recorded: a cancelled task
-    /// could neither wait for a push service's answer nor write to the database.
-    ///
-    /// The place is taken after the claim, not before: measured on the fan-out bench, the
-    /// providers' lanes ran dry (one in thirteen 20 Hz samples with a lane under half its senders)
-    /// while an ended claim was recorded and the next claimed; a claim read ahead enters the
-    /// lanes as soon as the recording is done. Claims that may send stay `parallelBatches`, and
-    /// so does what a crash may send twice.
-    func send(_ claim: PushJobClaim, of job: Job, after sending: AsyncSlots) async {
+    /// Sends one claim's devices, renewing its lease meanwhile, then records what was sent and
+    /// gives the batch back, with what was not started (the job ended, or the lease could not be
+    /// held) still pending. Shutting down starts no more pushes, but lets those in flight finish
+    /// and be recorded: a cancelled task could neither wait for a push service's answer nor write
+    /// to the database.
+    func send(_ claim: PushJobClaim, of job: Job) async {
         let lease = ClaimLease(validUntil: .now + context.pushJobs.settings.lease)
-        let work = Task { await self.send(claim, of: job, lease: lease, after: sending) }
+        let work = Task { await self.send(claim, of: job, lease: lease) }
         await withTaskCancellationHandler {
             await work.value
         } onCancel: {
@@ -26,7 +20,7 @@ extension PushJobWorker {
         }
     }
 
-    private func send(_ claim: PushJobClaim, of job: Job, lease: ClaimLease, after sending: AsyncSlots) async {
+    private func send(_ claim: PushJobClaim, of job: Job, lease: ClaimLease) async {
         let store = context.pushJobs.store
         let settings = context.pushJobs.settings
         let jobDeadline = ContinuousClock.now + .milliseconds(Int64(job.live.deadlineAt.timeIntervalSinceNow * 1000))
@@ -52,17 +46,12 @@ extension PushJobWorker {
                 }
             }
         }
-        // Not cancellable (this task is not cancelled at shutdown: the lease stops instead), so
-        // it never fails; a claim let in after the lease stopped starts nothing and gives its
-        // batch back.
-        try? await sending.acquire()
         let outcomes = await push(
             claim.deliveries, of: job, providers: providers, keys: keys, lease: lease, jobDeadline: jobDeadline)
         renewing.cancel()
         await renewing.value
         PushJobMetrics.recorded(outcomes)
         await record(outcomes, of: claim)
-        sending.release()
     }
 
     /// The opened payload keys a call event's devices need (none for a push).

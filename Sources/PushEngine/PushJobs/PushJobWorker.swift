@@ -8,10 +8,9 @@ import Store
 
 /// Works off push jobs in this instance: claims `batchSize` devices at a time from the live jobs
 /// in turn (round robin, so a big job does not hold back a small one), up to `parallelBatches`
-/// claims sending at once and one more claimed ahead, and sends each through `DevicePush` or,
-/// for a call event, `CallEventSending` (the senders, outcome rules and registry feedback of
-/// `POST /v1/push` and call events), in its providers' lanes (`JobLanes`), oldest claim first.
-/// Outcomes are recorded per claim.
+/// claims at once, and sends each through `DevicePush` or, for a call event, `CallEventSending`
+/// (the senders, outcome rules and registry feedback of `POST /v1/push` and call events), in its
+/// providers' lanes (`JobLanes`), oldest claim first. Outcomes are recorded per claim.
 ///
 /// At least once: a crash loses the outcomes of the claims in progress, whose devices are sent
 /// again once their lease runs out; so at most `batchSize × parallelBatches` pushes per crashed
@@ -66,10 +65,7 @@ final class PushJobWorker: Sendable {
     }
 
     private func dispatch(into group: inout DiscardingTaskGroup) async {
-        // One claim more than may send: the next claim is made while the others send, so a
-        // claim that ends hands its place to one already read (`send(_:of:after:)`).
-        let claims = AsyncSlots(limit: settings.parallelBatches + 1)
-        let sending = AsyncSlots(limit: settings.parallelBatches)
+        let claims = AsyncSlots(limit: settings.parallelBatches)
         var live: [Job] = []
         var parsed: [String: Job.Work] = [:]
         var emptied: Set<String> = []
@@ -114,7 +110,7 @@ final class PushJobWorker: Sendable {
                 continue
             }
             group.addTask {
-                await self.send(claim, of: job, after: sending)
+                await self.send(claim, of: job)
                 claims.release()
             }
         }
