@@ -52,14 +52,17 @@ struct PushJobBatchTests {
             let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
             let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
             #expect(
-                try await store.addRecipients(job: job, users: users(0..<6), types: nil, providers: nil, batchSize: 4)
+                try await store.addRecipients(
+                    job: job, chunk: 0, users: users(0..<6), types: nil, providers: nil, batchSize: 4)
                     == 6)
             // 4…7 again (4 and 5 repeated), then 4 and 5 only: a batch of repeats only.
             #expect(
-                try await store.addRecipients(job: job, users: users(4..<10), types: nil, providers: nil, batchSize: 4)
+                try await store.addRecipients(
+                    job: job, chunk: 1, users: users(4..<10), types: nil, providers: nil, batchSize: 4)
                     == 6)
             #expect(
-                try await store.addRecipients(job: job, users: users(4..<6), types: nil, providers: nil, batchSize: 4)
+                try await store.addRecipients(
+                    job: job, chunk: 2, users: users(4..<6), types: nil, providers: nil, batchSize: 4)
                     == 2)
             #expect(try await store.removeRepeatedRecipients(job: job) == 4)
             guard case .queued(let queued) = try await store.enqueue(job: job, maxQueued: 1000) else {
@@ -74,6 +77,36 @@ struct PushJobBatchTests {
             #expect(claimed.count == 10 && Set(claimed).count == 10)
             let done = try #require(try await store.job(id: job))
             #expect(done.status == .done && done.counts.sent == 10, "\(done)")
+        }
+    }
+
+    /// The intake adds a job's chunks of users several at a time: however their statements
+    /// interleave, the batches are claimed in chunk order, and none collides with another's number.
+    @Test func chunksAddedAtOnceAreClaimedInChunkOrder() async throws {
+        try await Self.withStore { store, pool in
+            try await Self.devices(12, pool)
+            let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
+            let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
+            // The last chunk first, then the other two at once.
+            #expect(
+                try await store.addRecipients(
+                    job: job, chunk: 2, users: users(8..<12), types: nil, providers: nil, batchSize: 3)
+                    == 4)
+            let (firstUsers, secondUsers) = (try users(0..<4), try users(4..<8))
+            async let first = store.addRecipients(
+                job: job, chunk: 0, users: firstUsers, types: nil, providers: nil, batchSize: 3)
+            async let second = store.addRecipients(
+                job: job, chunk: 1, users: secondUsers, types: nil, providers: nil, batchSize: 3)
+            #expect(try await (first, second) == (4, 4))
+            guard case .queued = try await store.enqueue(job: job, maxQueued: 1000) else {
+                throw TestFailure("the job was not queued")
+            }
+            var claimed: [String] = []
+            while let next = try await store.claim(job: job, limit: 3, lease: .seconds(60)), !next.deliveries.isEmpty {
+                claimed += try next.deliveries.map { try #require($0.device).userID.value }
+                try await store.finish(next, outcomes: next.deliveries.map(Self.sent))
+            }
+            #expect(claimed == (0..<12).map { "batch-\($0)" })
         }
     }
 
@@ -124,7 +157,8 @@ struct PushJobBatchTests {
         let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
         let users = try (0..<devices).map { try UserID("batch-\($0)") }
         #expect(
-            try await store.addRecipients(job: job, users: users, types: nil, providers: nil, batchSize: 4) == devices)
+            try await store.addRecipients(job: job, chunk: 0, users: users, types: nil, providers: nil, batchSize: 4)
+                == devices)
         guard case .queued = try await store.enqueue(job: job, maxQueued: 1000) else {
             throw TestFailure("the job was not queued")
         }

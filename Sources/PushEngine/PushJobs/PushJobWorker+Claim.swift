@@ -27,9 +27,9 @@ extension PushJobWorker {
         let providers: [ProviderName: StoredProvider]
         let keys: [ProviderName: [String: PayloadKey]]
         do {
-            providers = Dictionary(
-                try await context.providers.all().map { ($0.provider.name, $0) },
-                uniquingKeysWith: { first, _ in first })
+            // From the engine's snapshot, as for `POST /v1/push`: a read of the providers per
+            // claim was a database round trip between the claim and its first push.
+            providers = try await context.providers(of: claim.deliveries.compactMap(\.device))
             keys = try await payloadKeys(for: claim, of: job, providers: providers)
         } catch {
             // Nothing sent: the batch goes back at once rather than when the lease runs out.

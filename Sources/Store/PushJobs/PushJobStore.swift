@@ -33,13 +33,14 @@ public struct PushJobStore: Sendable {
     }
 
     /// Adds the devices of `users` that pass the filters (nil: no filter) as new batches of the job,
-    /// each of up to `batchSize` devices in device order (migration 0019). Disabled devices are
-    /// added too: the worker records them skipped. A user named in an earlier call adds its devices
-    /// again: `removeRepeatedRecipients` takes them out before the job is queued. Returns how many
-    /// devices were added.
-    public func addRecipients(job: String, users: [UserID], types: [String]?, providers: [String]?, batchSize: Int)
-        async throws -> Int
-    {
+    /// each of up to `batchSize` devices in device order (migration 0019), numbered from
+    /// `chunk × batchesPerChunk`: so calls for different chunks may run at once, and the batches
+    /// are claimed in chunk order. Disabled devices are added too: the worker records them
+    /// skipped. A user named in an earlier call adds its devices again: `removeRepeatedRecipients`
+    /// takes them out before the job is queued. Returns how many devices were added.
+    public func addRecipients(
+        job: String, chunk: Int, users: [UserID], types: [String]?, providers: [String]?, batchSize: Int
+    ) async throws -> Int {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 try connection.queryPrepared(
@@ -51,18 +52,22 @@ public struct PushJobStore: Sendable {
                            AND ($4::text[] IS NULL OR d.provider = ANY ($4::text[]))),
                     added AS (
                         INSERT INTO push_job_batches (job_id, batch, first_device, last_device, recipients, recipient_users)
-                        SELECT $1, (SELECT coalesce(max(batch) + 1, 0) FROM push_job_batches WHERE job_id = $1) + part,
+                        SELECT $1, $6 + part,
                                min(id), max(id), array_agg(id ORDER BY id), array_agg(user_id ORDER BY id)
                           FROM found GROUP BY part
                         RETURNING cardinality(recipients) AS n),
                     counted AS (SELECT coalesce(sum(n), 0)::integer AS n FROM added)
                     UPDATE push_jobs SET total = total + n, pending = pending + n FROM counted
                      WHERE id = $1 RETURNING n
-                    """, [job, users.map(\.value), types, providers, max(1, batchSize)]
+                    """, [job, users.map(\.value), types, providers, max(1, batchSize), chunk * Self.batchesPerChunk]
                 ).rows[0].int("n")
             }
         }
     }
+
+    /// Batch numbers each chunk of `addRecipients` has to itself: more than a chunk's users can
+    /// have devices, and 2³¹ chunks fit in the `bigint`.
+    public static let batchesPerChunk = 1 << 32
 
     /// Takes out of a job still `receiving` the devices a repeated user added more than once (each
     /// keeps its first place), so that every device is sent and counted once. Reads all of the
