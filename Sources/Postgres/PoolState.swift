@@ -10,16 +10,12 @@ public enum PoolPriority: Int, Sendable, CaseIterable {
 }
 
 /// The pool's books, kept under its waiter queue's lock beside the callers waiting for a slot:
-/// free slots, how many of them are held back for the urgent line, and the connect backoff. The
-/// queue (`Waiting`) does the waiting: FIFO per priority, cancellation, one watcher for every
-/// caller's `poolWaitTimeout`, and the `maxWaiting` bound.
+/// free slots and the connect backoff. The queue (`Waiting`) does the waiting: FIFO per priority, cancellation,
+/// one watcher for every caller's `poolWaitTimeout`, and the `maxWaiting` bound.
 struct PoolState: Sendable {
     typealias Queue = WaiterQueue<PoolState, Void, PoolSlot>
 
     let size: Int
-    /// Free slots only an `urgent` caller may take: a ring's claim finds one at once while a push
-    /// job's statements hold the others, instead of waiting for the next of them to finish.
-    let reservedForUrgent: Int
     /// Free slots; those holding an open connection sit at the end and are handed out first.
     private var free: [PoolSlot]
     private var inUse = 0
@@ -28,7 +24,6 @@ struct PoolState: Sendable {
 
     init(size: Int) {
         self.size = size
-        reservedForUrgent = size >= Self.smallestSizeWithReserve ? 1 : 0
         free = (0..<size).map { _ in PoolSlot() }
     }
 
@@ -36,14 +31,10 @@ struct PoolState: Sendable {
         PoolStatistics(size: size, inUse: inUse, idle: free.count { $0.connection != nil }, waiting: waiting)
     }
 
-    /// A pool this small keeps every connection for whoever comes first.
-    static let smallestSizeWithReserve = 4
-
-    /// A free slot, nil when the caller must wait (a `normal` caller also when only the urgent
-    /// line's reserve is free); throws `.unavailable` after shutdown.
-    mutating func admit(_ priority: PoolPriority) throws -> PoolSlot? {
+    /// A free slot, nil when the caller must wait; throws `.unavailable` after shutdown.
+    mutating func admit() throws -> PoolSlot? {
         guard !isShutDown else { throw PostgresError.unavailable }
-        guard priority == .urgent || free.count > reservedForUrgent, let slot = free.popLast() else { return nil }
+        guard let slot = free.popLast() else { return nil }
         inUse += 1
         return slot
     }
@@ -52,9 +43,9 @@ struct PoolState: Sendable {
     mutating func checkin(_ slot: PoolSlot, waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
         if isShutDown {
             slot.connection = nil
-        } else if let next = waiters.popFirst(lane: PoolPriority.urgent.rawValue) {
-            return next
-        } else if free.count >= reservedForUrgent, let next = waiters.popFirst(lane: PoolPriority.normal.rawValue) {
+        } else if let next = waiters.popFirst(lane: PoolPriority.urgent.rawValue)
+            ?? waiters.popFirst(lane: PoolPriority.normal.rawValue)
+        {
             return next
         } else if slot.connection == nil {
             free.insert(slot, at: 0)

@@ -45,8 +45,7 @@ public final class PostgresPool: Sendable {
     /// `.unavailable` when none can be opened or after
     /// `shutdown()`, and whatever `body` throws. When the connection turns out to be dead before
     /// anything reached the server, `body` runs once more on a fresh one. `priority` picks the line
-    /// a caller waits in when every connection is busy; in a pool of four or more, one free
-    /// connection is kept for the `urgent` line (`PoolState.reservedForUrgent`).
+    /// a caller waits in when every connection is busy.
     public func withConnection<T: Sendable>(
         priority: PoolPriority = .normal, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
@@ -90,7 +89,7 @@ public final class PostgresPool: Sendable {
     private func checkout(_ priority: PoolPriority) async throws -> PoolSlot {
         let slot = try await state.wait(
             for: (), lane: priority.rawValue, until: state.clock.now + configuration.poolWaitTimeout,
-            admit: { state, _ in try state.admit(priority) },
+            admit: { state, _ in try state.admit() },
             whenQueued: { metrics.record(statistics) })
         metrics.record(statistics)
         return slot

@@ -23,9 +23,7 @@ struct PoolStateTests {
     ) -> Task<PoolSlot, any Error> {
         let deadline = clock.now + wait
         return Task {
-            try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in
-                try state.admit(priority)
-            }
+            try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in try state.admit() }
         }
     }
 
@@ -56,26 +54,6 @@ struct PoolStateTests {
         #expect(try await urgent.value === slot, "the urgent caller went first")
         checkin(slot, queue)
         #expect(try await normal.value === slot, "then the one that waited longer")
-    }
-
-    @Test func theLastFreeSlotIsKeptForTheUrgentLine() async throws {
-        let queue = queue(size: PoolState.smallestSizeWithReserve)
-        var held: [PoolSlot] = []
-        for _ in 1..<PoolState.smallestSizeWithReserve { held.append(try await checkout(queue).value) }
-        let normal = checkout(queue)
-        try await TestSupport.waitUntil("a normal caller waits though one slot is free") { queue.count == 1 }
-        let reserve = try await checkout(queue, priority: .urgent).value
-        #expect(queue.count == 1, "the urgent caller took the reserve at once")
-        checkin(reserve, queue)
-        #expect(queue.count == 1, "the reserve went back to the free slots, not to the normal caller")
-        checkin(held[0], queue)
-        #expect(try await normal.value === held[0], "a slot beyond the reserve goes to the normal caller")
-    }
-
-    @Test func aSmallPoolKeepsNoReserve() async throws {
-        let queue = queue(size: PoolState.smallestSizeWithReserve - 1)
-        for _ in 0..<(PoolState.smallestSizeWithReserve - 1) { _ = try await checkout(queue).value }
-        #expect(queue.count == 0)
     }
 
     @Test func pastMaxWaitingACallerIsRefusedAtOnce() async throws {

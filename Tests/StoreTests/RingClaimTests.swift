@@ -1,9 +1,9 @@
 import Foundation
+import Postgres
 import RegistryCore
 import TestSupport
 import Testing
 
-@testable import Postgres
 @testable import Store
 
 /// A ring's claim and device read are one transaction on a connection of the pool's urgent line:
@@ -54,48 +54,6 @@ struct RingClaimTests {
             #expect(devices.isEmpty)
             #expect(try await queued.value == "1", "the ring's claim ran before the job's waiting statement")
             try await holding.value
-        }
-    }
-
-    /// The pool keeps its last free connection for the urgent line: a ring claims while a job's
-    /// statements hold every other one, without waiting for any of them to finish.
-    @Test func aRingClaimsOnTheConnectionKeptForTheUrgentLineWhileTheJobHoldsTheOthers() async throws {
-        let size = PoolState.smallestSizeWithReserve
-        try await TestDatabase.withPool("ring-reserve") {
-            $0.poolSize = size
-            $0.statementTimeout = .seconds(30)
-            $0.poolWaitTimeout = .seconds(30)
-        } _: { pool in
-            let store = CallEventStore(pool: pool)
-            let gate = try await Gate.close(pool, key: "job")
-            // The job's statements wait in PostgreSQL for the gate's lock, one per connection it may use.
-            let job = (1..<size).map { _ in
-                Task {
-                    try await pool.withConnection {
-                        _ = try $0.query("SELECT pg_advisory_xact_lock_shared(hashtextextended('job', 0))")
-                    }
-                }
-            }
-            try await TestSupport.waitUntil("the job's statements wait for the lock") {
-                try await gate.pool.withConnection {
-                    try $0.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-                        .rows[0]["n"] == "\(size - 1)"
-                }
-            }
-            let next = Task { try await pool.withConnection { _ = try $0.query("SELECT 1") } }
-            try await TestSupport.waitUntil("the job's next statement waits, one connection free") {
-                pool.statistics.waiting == 1 && pool.statistics.inUse == size - 1
-            }
-
-            let (claim, _, _) = try await store.claimReadingDevices(
-                id: "ring", digest: String(repeating: "a", count: 64), type: "call.ring",
-                deadline: Date().addingTimeInterval(60), of: [try UserID("callee")])
-
-            guard case .claimed = claim else { throw TestSupportError("the ring was not claimed") }
-            #expect(pool.statistics.waiting == 1, "the job's statement still waits for one of its connections")
-            try await gate.open()
-            for statement in job { try await statement.value }
-            try await next.value
         }
     }
 }
