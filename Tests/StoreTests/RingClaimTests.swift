@@ -48,7 +48,7 @@ struct RingClaimTests {
 
             try await gate.open()
 
-            let (claim, devices) = try await ring.value
+            let (claim, devices, _) = try await ring.value
             guard case .claimed(let row) = claim else { throw TestSupportError("the ring was not claimed") }
             #expect(row.id == "ring")
             #expect(devices.isEmpty)

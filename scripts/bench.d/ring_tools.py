@@ -52,7 +52,7 @@ def signed(secret, user, count, prefix):
         sys.stdout.write(signature + "\t" + body + "\n")
 
 
-RING_STAGES = ["claimed", "devices_read", "sending", "handed_to_sender", "push_answered", "answered"]
+RING_STAGES = ["connected", "server_began", "server_read", "claimed", "devices_read", "sending", "handed_to_sender", "push_answered", "answered"]
 
 
 def ring_stage_buckets(base):

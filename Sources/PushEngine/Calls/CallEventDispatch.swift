@@ -79,8 +79,11 @@ struct CallEventDispatch {
     /// (`CallEventStore.claimReadingDevices`): the devices come once the claim is committed.
     private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws -> (CallEventClaim, [Device]) {
         let deadline = CallEventSending.deadline(of: event, now: Date())
-        let (claim, devices) = try await context.callEvents.claimReadingDevices(
+        let (claim, devices, times) = try await context.callEvents.claimReadingDevices(
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline, of: event.userIDs)
+        timeline.reach(.connected, at: times.connected)
+        timeline.reach(.serverBegan, at: times.began)
+        timeline.reach(.serverRead, at: times.read)
         if case .claimed = claim { timeline.reach(.claimed) }
         timeline.reach(.devicesRead)
         return (claim, Engine.targets(of: event.userIDs, among: devices))

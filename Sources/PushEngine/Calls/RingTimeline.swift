@@ -1,3 +1,4 @@
+import Foundation
 import Metrics
 import NIOConcurrencyHelpers
 
@@ -8,6 +9,15 @@ import NIOConcurrencyHelpers
 /// its stages say which. One histogram series per stage, so p99s compare across stages.
 final class RingTimeline: Sendable {
     enum Stage: String, CaseIterable, Sendable {
+        /// A connection of the pool's urgent line taken for the claim, on the pool's thread: the
+        /// wait for a free connection (and for that thread to run).
+        case connected
+        /// The claim's transaction begun in PostgreSQL (its clock): the pipeline sent, and its
+        /// backend awake.
+        case serverBegan = "server_began"
+        /// The claim and the device read done in PostgreSQL (its clock); the COMMIT (its WAL
+        /// flush) and the way back to the ring come after.
+        case serverRead = "server_read"
         /// The event's id claimed, committed.
         case claimed
         /// Its users' devices read (with the claim, in its round trip: reached with it, and by a
@@ -35,11 +45,21 @@ final class RingTimeline: Sendable {
         uniqueKeysWithValues: Stage.allCases.map { ($0, Timer(label: label, dimensions: [("stage", $0.rawValue)])) })
 
     private let start = ContinuousClock.now
+    /// `start` on the wall clock, for moments another process saw (`reach(_:at:)`).
+    private let startDate = Date()
     private let reached = NIOLockedValueBox<Set<Stage>>([])
 
     /// Records `stage` the first time this ring reaches it (its first device's push, when it has several).
     func reach(_ stage: Stage) {
-        let elapsed = start.duration(to: .now)
+        record(stage, start.duration(to: .now))
+    }
+
+    /// Records `stage` at `date` on the wall clock (PostgreSQL's), the first time this ring reaches it.
+    func reach(_ stage: Stage, at date: Date) {
+        record(stage, .microseconds(Int64((max(0, date.timeIntervalSince(startDate)) * 1_000_000).rounded())))
+    }
+
+    private func record(_ stage: Stage, _ elapsed: Duration) {
         guard reached.withLockedValue({ $0.insert(stage).inserted }) else { return }
         Self.timers[stage]?.record(duration: elapsed)
     }
