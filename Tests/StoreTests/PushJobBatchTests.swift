@@ -49,20 +49,19 @@ struct PushJobBatchTests {
     @Test func aUserNamedTwiceHasItsDevicesSentAndCountedOnce() async throws {
         try await Self.withStore { store, pool in
             try await Self.devices(10, pool)
-            let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
-            let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
+            let job = try await Self.receivingJob(store)
             #expect(
                 try await store.addRecipients(
-                    job: job, chunk: 0, users: users(0..<6), types: nil, providers: nil, batchSize: 4)
+                    job: job, chunk: 0, users: Self.users(0..<6), types: nil, providers: nil, batchSize: 4)
                     == 6)
             // 4…7 again (4 and 5 repeated), then 4 and 5 only: a batch of repeats only.
             #expect(
                 try await store.addRecipients(
-                    job: job, chunk: 1, users: users(4..<10), types: nil, providers: nil, batchSize: 4)
+                    job: job, chunk: 1, users: Self.users(4..<10), types: nil, providers: nil, batchSize: 4)
                     == 6)
             #expect(
                 try await store.addRecipients(
-                    job: job, chunk: 2, users: users(4..<6), types: nil, providers: nil, batchSize: 4)
+                    job: job, chunk: 2, users: Self.users(4..<6), types: nil, providers: nil, batchSize: 4)
                     == 2)
             #expect(try await store.removeRepeatedRecipients(job: job) == 4)
             guard case .queued(let queued) = try await store.enqueue(job: job, maxQueued: 1000) else {
@@ -85,14 +84,13 @@ struct PushJobBatchTests {
     @Test func chunksAddedAtOnceAreClaimedInChunkOrder() async throws {
         try await Self.withStore { store, pool in
             try await Self.devices(12, pool)
-            let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
-            let users = { (range: Range<Int>) in try range.map { try UserID("batch-\($0)") } }
+            let job = try await Self.receivingJob(store)
             // The last chunk first, then the other two at once.
             #expect(
                 try await store.addRecipients(
-                    job: job, chunk: 2, users: users(8..<12), types: nil, providers: nil, batchSize: 3)
+                    job: job, chunk: 2, users: Self.users(8..<12), types: nil, providers: nil, batchSize: 3)
                     == 4)
-            let (firstUsers, secondUsers) = (try users(0..<4), try users(4..<8))
+            let (firstUsers, secondUsers) = (try Self.users(0..<4), try Self.users(4..<8))
             async let first = store.addRecipients(
                 job: job, chunk: 0, users: firstUsers, types: nil, providers: nil, batchSize: 3)
             async let second = store.addRecipients(
@@ -154,15 +152,25 @@ struct PushJobBatchTests {
     /// A queued job for `devices` users with one device each, in batches of 4.
     static func job(of devices: Int, in store: PushJobStore, _ pool: PostgresPool) async throws -> String {
         try await Self.devices(devices, pool)
-        let job = try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
-        let users = try (0..<devices).map { try UserID("batch-\($0)") }
+        let job = try await receivingJob(store)
         #expect(
-            try await store.addRecipients(job: job, chunk: 0, users: users, types: nil, providers: nil, batchSize: 4)
+            try await store.addRecipients(
+                job: job, chunk: 0, users: users(0..<devices), types: nil, providers: nil, batchSize: 4)
                 == devices)
         guard case .queued = try await store.enqueue(job: job, maxQueued: 1000) else {
             throw TestFailure("the job was not queued")
         }
         return job
+    }
+
+    /// A push job still receiving its users, due in an hour.
+    static func receivingJob(_ store: PushJobStore) async throws -> String {
+        try await store.begin(kind: "push", payload: "{}", deadline: Date().addingTimeInterval(3600))
+    }
+
+    /// The ids of the users `devices` made, `batch-<n>` for each n in `range`.
+    static func users(_ range: Range<Int>) throws -> [UserID] {
+        try range.map { try UserID("batch-\($0)") }
     }
 
     static func sent(_ delivery: PushJobClaim.Delivery) -> PushResultRecord {
