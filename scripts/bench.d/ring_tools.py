@@ -151,7 +151,8 @@ def paced(base, secret, user, rate, seconds):
     stages_before = ring_stage_buckets(base)
     total = int(rate * seconds)
     due = queue.Queue()
-    latencies, failures, lock = [], [], threading.Lock()
+    latencies, failures, lock, by_second = [], [], threading.Lock(), {}
+    start = time.monotonic() + 0.1
     prefix = "paced-%d" % time.time_ns()
     requests = [webhook(secret, user, "%s-%d" % (prefix, n)) for n in range(total)]
 
@@ -170,6 +171,7 @@ def paced(base, secret, user, rate, seconds):
             with lock:
                 if response.status == 200 and b'"state":"done"' in answer and b'"status":"sent"' in answer:
                     latencies.append(elapsed)
+                    by_second.setdefault(int(scheduled - start), []).append(elapsed)
                 else:
                     failures.append(response.status)
 
@@ -181,7 +183,6 @@ def paced(base, secret, user, rate, seconds):
     if directories:
         probe = threading.Thread(target=lambda: flushes.extend(fsync_probe(directories[0], probe_stop)))
         probe.start()
-    start = time.monotonic() + 0.1
     for n, request in enumerate(requests):
         scheduled = start + n / rate
         pause = scheduled - time.monotonic()
@@ -207,6 +208,11 @@ def paced(base, secret, user, rate, seconds):
         sys.stderr.write("failed webhooks by status: %s\n" % sorted(
             {status: failures.count(status) for status in failures}.items()))
     report_ring_stages(stages_before, ring_stage_buckets(base))
+    # Second by second, so a tail is placed in the job's phases (intake, then sending).
+    sys.stderr.write("rings by second from the first (p50/p99/max ms): %s\n" % "; ".join(
+        "%d: %.1f/%.1f/%.1f" % (second, percentile(sorted(values), 50) * 1000,
+                                percentile(sorted(values), 99) * 1000, max(values) * 1000)
+        for second, values in sorted(by_second.items())))
     print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(latencies, 50) * 1000,
                                percentile(latencies, 99) * 1000))
 
