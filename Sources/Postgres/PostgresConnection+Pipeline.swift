@@ -23,8 +23,13 @@ extension PostgresConnection {
 
     /// The first half of `pipelineTransaction`: sends the transaction and returns at once, so the
     /// caller can do other work (answer the transaction before) while the server runs it. Nothing
-    /// else may use the connection until `receiveTransaction` has read the replies.
-    public func sendTransaction(_ statements: [PostgresStatement]) throws -> SentTransaction {
+    /// else may use the connection until `receiveTransaction` has read the replies. With
+    /// `answeredBeforeCommit`, the server is asked to send the statements' replies before it
+    /// runs the COMMIT (a flush request between them), for `receiveTransaction`'s
+    /// `statementsAnswered`; otherwise they come with the COMMIT's, after its WAL flush.
+    public func sendTransaction(
+        _ statements: [PostgresStatement], answeredBeforeCommit: Bool = false
+    ) throws -> SentTransaction {
         guard !isBroken else { throw PostgresError.connectionLost(outcomeUnknown: false) }
         // Prepared once per connection, before pipeline mode (preparing is a round trip of its
         // own): a statement parsed and planned on every batch cost about a seventh of the
@@ -39,6 +44,7 @@ extension PostgresConnection {
             let prologue: [PostgresStatement] = [("BEGIN", [])] + (isBehindPooler ? [transactionTimeout] : [])
             for statement in prologue { try send(statement, named: false, flushing: false) }
             for statement in statements { try send(statement, named: usesNamedStatements, flushing: false) }
+            if answeredBeforeCommit, PQsendFlushRequest(handle) != 1 { throw lost(outcomeUnknown: false) }
             try send(("COMMIT", []), named: false, flushing: false)
             guard PQpipelineSync(handle) == 1 else { throw lost(outcomeUnknown: true) }
             try flush()
@@ -47,8 +53,12 @@ extension PostgresConnection {
     }
 
     /// The second half of `pipelineTransaction`: waits for the replies of `sent` and returns one
-    /// result per statement, or throws as `pipelineTransaction` does.
-    public func receiveTransaction(_ sent: SentTransaction) throws -> [PostgresResult] {
+    /// result per statement, or throws as `pipelineTransaction` does. `statementsAnswered` gets
+    /// the statements' results as soon as they have all succeeded, before the COMMIT's reply (which
+    /// may still fail): early only when sent `answeredBeforeCommit`. What it throws is thrown.
+    public func receiveTransaction(
+        _ sent: SentTransaction, statementsAnswered: (([PostgresResult]) throws -> Void)? = nil
+    ) throws -> [PostgresResult] {
         defer { metrics.queryDuration.recordNanoseconds((ContinuousClock.now - sent.start).nanoseconds) }
         return try withPipelineCleanup {
             let callers = sent.prologue..<(sent.prologue + sent.statements)
@@ -56,6 +66,7 @@ extension PostgresConnection {
             results.reserveCapacity(sent.statements)
             var failure: PipelineFailure?
             for position in 0..<(callers.upperBound + 1) {
+                if position == callers.upperBound, failure == nil { try statementsAnswered?(results) }
                 while let result = try nextResult() {
                     defer { PQclear(result) }
                     switch PQresultStatus(result) {

@@ -48,10 +48,11 @@ struct RingClaimTests {
 
             try await gate.open()
 
-            let (claim, devices, _) = try await ring.value
-            guard case .claimed(let row) = claim else { throw TestSupportError("the ring was not claimed") }
+            let answered = try await ring.value
+            guard case .claimed(let row) = answered.claim else { throw TestSupportError("the ring was not claimed") }
             #expect(row.id == "ring")
-            #expect(devices.isEmpty)
+            #expect(answered.devices.isEmpty)
+            try await answered.committed.value
             #expect(try await queued.value == "1", "the ring's claim ran before the job's waiting statement")
             try await holding.value
         }

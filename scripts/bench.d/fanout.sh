@@ -10,7 +10,8 @@
 #   (3) a synchronous POST /v1/push to one VoIP device, one after another while the job runs:
 #       p50/p99 (the ring path beside a job); and, from the job's start, BENCH_RING_RATE (200)
 #       signed DialStack webhooks/s for BENCH_FANOUT_RING_SECONDS (15), open loop (ring_tools.py
-#       `paced`, as `scripts/bench scale` sends them): p50/p99 webhook in → push out. Their CPU
+#       `paced`, as `scripts/bench scale` sends them): p50/p99 webhook scheduled → its answer and,
+#       with the h2o sink, → its push at the sink (the sink logs the ringer's pushes). Their CPU
 #       falls in (2)'s figures: BENCH_FANOUT_RING_SECONDS=0 leaves them out
 #   (4) kill -9: a second job, to the FCM half of BENCH_FANOUT_CRASH_DEVICES (200,000) more
 #       devices, the service killed a third of the way, started again: restart → ready, and kill → the job moving again
@@ -49,6 +50,9 @@ mock_port=$(free_port)
 python3 -c 'import json, sys; print(json.dumps({"type": "service_account", "project_id": "bench-project",
   "private_key_id": "k1", "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench-project.iam.gserviceaccount.com",
   "token_uri": sys.argv[2]}))' "$tmp/fcm.key" "https://localhost:$mock_port/token" >"$tmp/account.json"
+# The ringer's VoIP token: the sink logs when each ring's push reaches it (h2o_sink.sh).
+ring_token=$(printf 'c%063x' 1)
+[[ $sink == h2o ]] && sink_ring_token=$ring_token
 start_sink --apns-key "$team:$kid:$tmp/AuthKey.p8" --fcm-service-account "$tmp/account.json"
 
 service_environment
@@ -88,7 +92,7 @@ seed() { # FIRST COUNT
 }
 seed 0 "$devices"
 seed "$devices" "$crash_devices"
-echo "{\"user_id\":\"ringer\",\"provider\":\"ios\",\"type\":\"voip\",\"token\":\"$(printf 'c%063x' 1)\"}" |
+echo "{\"user_id\":\"ringer\",\"provider\":\"ios\",\"type\":\"voip\",\"token\":\"$ring_token\"}" |
   api POST /v1/devices -d @- >/dev/null
 ring='{"user_ids":["ringer"],"apns":{"push_type":"voip","priority":10,"payload":{"aps":{},"call_id":"c1"}}}'
 api POST /v1/push -d "$ring" | grep -q '"status":"sent"' || { echo "the first ring was not sent" >&2; exit 1; }
@@ -131,7 +135,7 @@ else
 fi
 ring_seconds=${BENCH_FANOUT_RING_SECONDS:-15} rings_pid=
 if ((ring_seconds > 0)); then
-  python3 scripts/bench.d/ring_tools.py paced "$base" "$secret" ringer "${BENCH_RING_RATE:-200}" "$ring_seconds" \
+  RING_SINK_LOG=${sink_ring_token:+$tmp/sink-rings.log} python3 scripts/bench.d/ring_tools.py paced "$base" "$secret" ringer "${BENCH_RING_RATE:-200}" "$ring_seconds" \
     >"$tmp/rings_during_job" &
   rings_pid=$!
 fi
@@ -198,7 +202,7 @@ if [[ -n $rings_pid ]]; then
     sleep 0.1
   done
   echo "(3) ${BENCH_RING_RATE:-200} rings/s for ${ring_seconds}s from the job's start: $rung rung, $ring_failed failed," \
-    "$unrecorded results not recorded; webhook in → push out p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
+    "$unrecorded results not recorded; webhook scheduled → answered p50 $ring_p50 ms, p99 $ring_p99 ms; $(load)"
 fi
 
 log_warnings() {

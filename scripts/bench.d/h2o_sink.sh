@@ -27,6 +27,26 @@ us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t / 
 per100() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? c / n * 100 : 0) }'; }
 load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
+# With sink_ring_token set (h2o only), the pushes to that token are also logged to
+# $tmp/sink-rings.log, "<µs since the epoch> <event id>" each (the id of the `paced-…` webhook
+# its body carries, `ring_tools.py paced` with RING_SINK_LOG): when each ring reached the sink.
+ring_path() {
+  [[ -n ${sink_ring_token:-} ]] || return 0
+  cat <<EOF
+      /3/device/$sink_ring_token:
+        access-log:
+          path: $tmp/sink-rings.log
+          format: "%{usec}t %{x-ring}o"
+        mruby.handler: |
+          Proc.new do |env|
+            body = env["rack.input"] ? env["rack.input"].read : ""
+            at = body.index("paced-")
+            ring = at ? body[at, 80].split('"')[0] : "-"
+            [200, {"apns-id" => env["HTTP_APNS_ID"] || "00000000-0000-0000-0000-000000000000", "x-ring" => ring}, ["{}"]]
+          end
+EOF
+}
+
 # start_sink MOCK_ARGS…: the sink on $mock_port with make_mock_certificates' files; MOCK_ARGS
 # (the keys and accounts the mock accepts) matter only to the mock. h2o answers APNs with the
 # request's apns-id and a `{}` body (aioapns matches answers by the id and reads any DATA frame,
@@ -52,6 +72,7 @@ error-log: $tmp/h2o.log
 hosts:
   default:
     paths:
+$(ring_path)
       /:
         mruby.handler: |
           Proc.new do |env|

@@ -1,17 +1,20 @@
 """Helpers for `scripts/bench ring`: DialStack webhooks signed as DialStack signs them.
 
   signed SECRET USER COUNT PREFIX      COUNT webhooks "<signature>\\t<body>", ids PREFIX-0…, for wrk
-  paced BASE SECRET USER RATE SECONDS  webhooks at RATE/s for SECONDS (open loop, 64 connections);
-                                       prints p50/p99 from each one's scheduled start to its answer,
-                                       and on stderr where the service says their time went
-                                       (`call_event_ring_seconds{stage}` over the run) and what
-                                       the disk under the cluster did meanwhile (fsync_probe)
+  paced BASE SECRET USER RATE SECONDS  webhooks at RATE/s for SECONDS (open loop, 64 kept-alive
+                                       connections, one thread); prints p50/p99 from each one's
+                                       scheduled start to its answer, and on stderr where the
+                                       service says their time went (`call_event_ring_seconds{stage}`
+                                       over the run), what the disk under the cluster did meanwhile
+                                       (fsync_probe) and, with RING_SINK_LOG, when each push
+                                       reached the sink
   faults BASE SECRET USER RATE SECONDS EVERY MOCK_PID MOCK_URL CA_FILE DATABASE_URL
                                        the same with `ringing_at` = the scheduled start, and
                                        SIGUSR1 to MOCK_PID (its fault proxy black-holes) every
                                        EVERY s; reads what the mock accepted, prints the figures
 """
 import datetime
+import gc
 import hashlib
 import hmac
 import http.client
@@ -19,7 +22,9 @@ import json
 import os
 import queue
 import re
+import selectors
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -52,7 +57,7 @@ def signed(secret, user, count, prefix):
         sys.stdout.write(signature + "\t" + body + "\n")
 
 
-RING_STAGES = ["connected", "server_began", "server_read", "claimed", "devices_read", "sending", "handed_to_sender", "push_answered", "answered"]
+RING_STAGES = ["connected", "server_began", "server_read", "devices_read", "claimed", "sending", "handed_to_sender", "push_answered", "answered"]
 
 
 def ring_stage_buckets(base):
@@ -144,55 +149,110 @@ def fsync_probe(directory, stop, every=0.01):
     return sorted(times)
 
 
-def paced(base, secret, user, rate, seconds):
+def raw_webhook(host, signature, body):
+    """The bytes of one webhook POST on a kept-alive HTTP/1.1 connection."""
+    body = body.encode()
+    return (("POST /v1/webhooks/dialstack HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+             "X-DialStack-Signature: %s\r\nContent-Length: %d\r\n\r\n") % (host, signature, len(body))).encode() + body
+
+
+def complete_response(buffer):
+    """(status, body, rest) once BUFFER holds a whole HTTP/1.1 response (Content-Length or
+    chunked), else None."""
+    head_end = buffer.find(b"\r\n\r\n")
+    if head_end < 0:
+        return None
+    head = buffer[:head_end].decode("latin-1").lower()
+    status = int(head.split(" ", 2)[1])
+    found = re.search(r"\ncontent-length:\s*(\d+)", head)
+    if found:
+        end = head_end + 4 + int(found.group(1))
+        return (status, buffer[head_end + 4:end], buffer[end:]) if len(buffer) >= end else None
+    last = buffer.find(b"\r\n0\r\n\r\n", head_end)  # chunked: the body is only searched for words
+    return (status, buffer[head_end + 4:last], buffer[last + 7:]) if last >= 0 else None
+
+
+def sink_arrivals(path):
+    """{event id: first arrival at the sink, wall clock s} from the sink's ring log
+    ("<µs since the epoch> <event id>" per push to the ringing token)."""
+    arrivals = {}
+    if path and os.path.exists(path):
+        with open(path) as log:
+            for line in log:
+                fields = line.split()
+                if len(fields) == 2 and fields[1] != "-":
+                    arrivals.setdefault(fields[1], int(fields[0]) / 1e6)
+    return arrivals
+
+
+def paced(base, secret, user, rate, seconds, connections=64):
     """Open loop: webhook n is due at start + n / rate whatever the answers do, and its latency
-    counts from then, so a slow answer delays (and is charged to) the ones queued behind it."""
+    counts from then, so a slow answer delays (and is charged to) the ones queued behind it.
+    One thread and non-blocking sockets (selectors), the requests signed beforehand: the client's
+    own share of a ring's time is a wake-up and a few system calls, not 64 threads handing
+    Python's lock to each other on two busy cores (that client added ~3 ms at p50, ~12 ms at p99
+    to the service's own `answered` stage). With RING_SINK_LOG (the sink's log of the pushes to
+    the ringing token, `start_sink` with sink_ring_token) it also prints, on stderr, each
+    webhook's scheduled start to its push reaching the sink."""
     url = urllib.parse.urlsplit(base)
     stages_before = ring_stage_buckets(base)
     total = int(rate * seconds)
-    due = queue.Queue()
-    latencies, failures, lock, by_second = [], [], threading.Lock(), {}
-    start = time.monotonic() + 0.1
     prefix = "paced-%d" % time.time_ns()
-    requests = [webhook(secret, user, "%s-%d" % (prefix, n)) for n in range(total)]
+    host = "%s:%d" % (url.hostname, url.port)
+    requests = [raw_webhook(host, *webhook(secret, user, "%s-%d" % (prefix, n))) for n in range(total)]
+    selector = selectors.DefaultSelector()
 
-    def worker():
-        connection = http.client.HTTPConnection(url.hostname, url.port)
-        while True:
-            item = due.get()
-            if item is None:
-                return
-            scheduled, (signature, body) = item
-            connection.request("POST", "/v1/webhooks/dialstack", body=body, headers={
-                "Content-Type": "application/json", "X-DialStack-Signature": signature})
-            response = connection.getresponse()
-            answer = response.read()
-            elapsed = time.monotonic() - scheduled
-            with lock:
-                if response.status == 200 and b'"state":"done"' in answer and b'"status":"sent"' in answer:
-                    latencies.append(elapsed)
-                    by_second.setdefault(int(scheduled - start), []).append(elapsed)
-                else:
-                    failures.append(response.status)
+    def connect():
+        connection = socket.create_connection((url.hostname, url.port))
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connection.setblocking(False)
+        return connection
 
-    workers = [threading.Thread(target=worker) for _ in range(64)]
-    for thread in workers:
-        thread.start()
+    idle = [connect() for _ in range(connections)]
+    in_flight = {}  # socket -> [n, scheduled, buffer]
+    latencies, failures, by_second = [], [], {}
     # The disk under the cluster's data directory, probed beside the rings (see fsync_probe).
     directories, probe_stop, flushes = cluster_directories(), threading.Event(), []
     if directories:
         probe = threading.Thread(target=lambda: flushes.extend(fsync_probe(directories[0], probe_stop)))
         probe.start()
-    for n, request in enumerate(requests):
-        scheduled = start + n / rate
-        pause = scheduled - time.monotonic()
-        if pause > 0:
-            time.sleep(pause)
-        due.put((scheduled, request))
-    for _ in workers:
-        due.put(None)
-    for thread in workers:
-        thread.join()
+    gc.disable()  # a collection's pause would be charged to the rings waiting behind it
+    start = time.monotonic() + 0.1
+    wall_start = time.time() + (start - time.monotonic())
+    sent = 0
+    while sent < total or in_flight:
+        timeout = max(0.0, start + sent / rate - time.monotonic()) if sent < total else 1.0
+        for key, _ in selector.select(timeout):
+            connection = key.fileobj
+            state = in_flight[connection]
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise SystemExit("the service closed a webhook connection")
+            state[2] += chunk
+            answer = complete_response(state[2])
+            if answer is None:
+                continue
+            elapsed = time.monotonic() - state[1]
+            status, body, _ = answer
+            if status == 200 and b'"state":"done"' in body and b'"status":"sent"' in body:
+                latencies.append(elapsed)
+                by_second.setdefault(int(state[1] - start), []).append(elapsed)
+            else:
+                failures.append(status)
+            selector.unregister(connection)
+            del in_flight[connection]
+            idle.append(connection)
+        now = time.monotonic()
+        while sent < total and start + sent / rate <= now:
+            # All busy: one more connection, as a client pool would open (the due time still counts).
+            connection = idle.pop() if idle else connect()
+            connection.sendall(requests[sent])
+            in_flight[connection] = [sent, start + sent / rate, b""]
+            selector.register(connection, selectors.EVENT_READ)
+            sent += 1
+    gc.enable()
+    for connection in idle:
+        connection.close()
     latencies.sort()
     if directories:
         probe_stop.set()
@@ -213,8 +273,28 @@ def paced(base, secret, user, rate, seconds):
         "%d: %.1f/%.1f/%.1f" % (second, percentile(sorted(values), 50) * 1000,
                                 percentile(sorted(values), 99) * 1000, max(values) * 1000)
         for second, values in sorted(by_second.items())))
+    report_sink_arrivals(os.environ.get("RING_SINK_LOG"), prefix, total, rate, wall_start)
     print("%d %d %.1f %.1f" % (len(latencies), len(failures), percentile(latencies, 50) * 1000,
                                percentile(latencies, 99) * 1000))
+
+
+def report_sink_arrivals(path, prefix, total, rate, wall_start):
+    """On stderr: each webhook's scheduled start to its push's first arrival at the sink (the
+    issue's "request to the sink"), from the sink's ring log; its access log is written after the
+    answer, so it is read until every ring is there or for at most 2 s."""
+    if not path:
+        return
+    deadline = time.monotonic() + 2
+    while True:
+        arrivals = sink_arrivals(path)
+        if sum(1 for key in arrivals if key.startswith(prefix + "-")) >= total or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    times = sorted(arrivals["%s-%d" % (prefix, n)] - (wall_start + n / rate)
+                   for n in range(total) if "%s-%d" % (prefix, n) in arrivals)
+    sys.stderr.write("webhook scheduled → push at the sink: %d of %d arrived, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n"
+                     % (len(times), total, percentile(times, 50) * 1000, percentile(times, 99) * 1000,
+                        (times[-1] if times else 0) * 1000))
 
 
 def faults(base, secret, user, rate, seconds, every, mock_pid, mock_url, ca_file, database_url, ttl=30):

@@ -16,13 +16,14 @@ struct CallEventDispatch {
         let timeline = RingTimeline()
         return try await Self.urgently { [self] in
             while true {
-                let (found, devices) = try await claim(event, timeline)
+                let (found, devices, committed) = try await claim(event, timeline)
                 switch found {
                 case .claimed(let row):
-                    let answer = try await start(event, row, devices, timeline).recorded.value
+                    let answer = try await start(event, row, devices, committed, timeline).recorded.value
                     timeline.reach(.answered)
                     return answer
                 case .existing(let row):
+                    try await committed.value
                     try Self.checkSameEvent(event, digest: event.digest, row)
                     // Gone while waited on: its first poster gave the id back having sent nothing
                     // (it could not read the providers), so this post claims it again and sends.
@@ -51,24 +52,29 @@ struct CallEventDispatch {
     }
 
     /// The DialStack webhook: answers within `budget` whatever the push services do, as soon as
-    /// the pushes are out: the claim is committed (a redelivery never rings again) and DialStack
-    /// only needs the 200, so the results are recorded after the answer (`EngineTasks`), off the
+    /// the pushes are out and the claim is committed (a redelivery never rings again; every 2xx
+    /// means committed). The pushes leave once the claim's statements have answered, while their
+    /// COMMIT is still under way: a COMMIT that then fails is answered as an error, the phone
+    /// having rung (docs/sending-and-ringing.md, "A ring's claim and its push"). DialStack only
+    /// needs the 200, so the results are recorded after the answer (`EngineTasks`), off the
     /// ring's path. A first post that has not finished by then goes on and records its results;
     /// a redelivery is answered at once from what is stored, unless the first poster died holding
     /// the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
         let timeline = RingTimeline()
         return try await Self.urgently { [self] in
-            let (found, devices) = try await claim(event, timeline)
+            let (found, devices, committed) = try await claim(event, timeline)
             switch found {
             case .claimed(let row):
-                let sending = start(event, row, devices, timeline)
+                let sending = start(event, row, devices, committed, timeline)
+                try await committed.value
                 let answer =
                     try await BoundedWait.value(of: sending.sent, within: budget)
                     ?? CallEventAnswer(row, duplicate: false)
                 timeline.reach(.answered)
                 return answer
             case .existing(let row):
+                try await committed.value
                 try Self.checkSameEvent(event, digest: event.digest, row)
                 return try duplicate(event, row)
             }
@@ -76,17 +82,19 @@ struct CallEventDispatch {
     }
 
     /// Claims the event's id and reads its users' devices in one round trip
-    /// (`CallEventStore.claimReadingDevices`): the devices come once the claim is committed.
-    private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws -> (CallEventClaim, [Device]) {
+    /// (`CallEventStore.claimReadingDevices`): the devices come once the claim's statements have
+    /// answered, its COMMIT still under way (`committed`).
+    private func claim(_ event: CallEvent, _ timeline: RingTimeline) async throws
+        -> (CallEventClaim, [Device], committed: Task<Void, any Error>)
+    {
         let deadline = CallEventSending.deadline(of: event, now: Date())
-        let (claim, devices, times) = try await context.callEvents.claimReadingDevices(
+        let ring = try await context.callEvents.claimReadingDevices(
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline, of: event.userIDs)
-        timeline.reach(.connected, at: times.connected)
-        timeline.reach(.serverBegan, at: times.began)
-        timeline.reach(.serverRead, at: times.read)
-        if case .claimed = claim { timeline.reach(.claimed) }
+        timeline.reach(.connected, at: ring.times.connected)
+        timeline.reach(.serverBegan, at: ring.times.began)
+        timeline.reach(.serverRead, at: ring.times.read)
         timeline.reach(.devicesRead)
-        return (claim, Engine.targets(of: event.userIDs, among: devices))
+        return (ring.claim, Engine.targets(of: event.userIDs, among: ring.devices), ring.committed)
     }
 
     /// A first post's work: `sent` ends once its pushes are out, `recorded` once their results
@@ -98,17 +106,33 @@ struct CallEventDispatch {
 
     /// Sends, then records, in tasks of their own that shutdown waits for (`EngineTasks`), so a
     /// client that hangs up, a webhook answered early or a deploy does not cut pushes half-way or
-    /// leave the id running; the claim's lease is renewed while sending. Sending stops at the
+    /// leave the id running; the claim's lease is renewed while sending. Sending starts before the
+    /// claim's COMMIT has answered (`committed`); recording waits for it. Sending stops at the
     /// row's deadline (a taken-over event keeps its first claim's). When the providers cannot be
     /// read, nothing was sent: the id is given back and the failure thrown (503), so a retry sends.
-    private func start(_ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ timeline: RingTimeline)
-        -> Sending
-    {
+    private func start(
+        _ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ committed: Task<Void, any Error>,
+        _ timeline: RingTimeline
+    ) -> Sending {
         let sent = context.tasks.start { [context] in
-            try await Self.urgently { try await Self.send(event, row, devices, timeline, context: context) }
+            try await Self.urgently {
+                try await Self.send(event, row, devices, committed, timeline, context: context)
+            }
         }
         let recorded = context.tasks.start { [context] in
             try await Self.urgently {
+                do {
+                    try await committed.value
+                } catch {
+                    // The pushes are on their way and the claim is not recorded: there is nothing
+                    // to record their results on. The caller is answered this error; a retry
+                    // claims the id afresh and rings again (see `wake`).
+                    context.logger.warning(
+                        "a call event's claim was not committed after its pushes started; a retry sends again",
+                        metadata: ["type": "\(event.type.rawValue)", "error": "\(error)"])
+                    throw error
+                }
+                timeline.reach(.claimed)
                 let answer = try await sent.value
                 let json = String(decoding: try JSONEncoder().encode(answer.results), as: UTF8.self)
                 // Pushes went out: a failure to record them is a 503 (to a post; a webhook has
@@ -145,7 +169,8 @@ struct CallEventDispatch {
     }
 
     private static func send(
-        _ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ timeline: RingTimeline, context: Engine
+        _ event: CallEvent, _ row: StoredCallEvent, _ devices: [Device], _ committed: Task<Void, any Error>,
+        _ timeline: RingTimeline, context: Engine
     ) async throws -> CallEventAnswer {
         CallEventMetrics.event(event.type, .sent)
         let results: [PushResult]
@@ -155,7 +180,8 @@ struct CallEventDispatch {
                     .run(to: devices, until: row.deadline)
             }
         } catch {
-            try? await context.callEvents.release(id: event.id)
+            // Only a committed claim can be given back (before it, the row is not there to delete).
+            if (try? await committed.value) != nil { try? await context.callEvents.release(id: event.id) }
             throw error
         }
         return CallEventAnswer(row, results: results, finishedAt: Date())

@@ -18,11 +18,12 @@ final class RingTimeline: Sendable {
         /// The claim and the device read done in PostgreSQL (its clock); the COMMIT (its WAL
         /// flush) and the way back to the ring come after.
         case serverRead = "server_read"
-        /// The event's id claimed, committed.
-        case claimed
-        /// Its users' devices read (with the claim, in its round trip: reached with it, and by a
-        /// redelivery too).
+        /// The claim and its users' devices read answered (in one round trip, before its COMMIT
+        /// has: reached by a redelivery too); the ring's pushes may leave from here.
         case devicesRead = "devices_read"
+        /// The event's id claimed, committed (the COMMIT's answer, which comes while the pushes
+        /// are being sent: a webhook's answer waits for it).
+        case claimed
         /// Providers and payload keys read: composing starts.
         case sending
         /// The first push composed and handed to its provider's sender.
