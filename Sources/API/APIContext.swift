@@ -27,7 +27,7 @@ struct APIContext: Sendable {
             do {
                 caller = try await authenticator.authenticate(request, requiring: scope)
                 var response = try await body(request, caller!)
-                response.logMetadata["key_id"] = caller!.keyID
+                response.logKeyID(of: caller!)
                 return response
             } catch {
                 return GuardedAnswer.problem(for: error, requestID: request.requestID, caller: caller, logger: logger)

@@ -7,6 +7,26 @@ import Store
 struct Caller: Sendable {
     let keyID: String
     let scopes: Set<APIKeyScope>
+    /// `key_id` for the access log, made once per key looked up (the cache keeps the caller):
+    /// set into each response's empty metadata, a dictionary was made per request.
+    let logMetadata: [String: String]
+
+    init(keyID: String, scopes: Set<APIKeyScope>) {
+        self.keyID = keyID
+        self.scopes = scopes
+        logMetadata = ["key_id": keyID]
+    }
+}
+
+extension HTTPResponse {
+    /// The caller's key id in the access log line, beside any metadata the route set.
+    mutating func logKeyID(of caller: Caller) {
+        if logMetadata.isEmpty {
+            logMetadata = caller.logMetadata
+        } else {
+            logMetadata["key_id"] = caller.keyID
+        }
+    }
 }
 
 /// Bearer-key authentication for every /v1 route. Keys come only from the Authorization header,

@@ -15,7 +15,7 @@ struct GuardedAnswer: Sendable {
         respond { [self] in
             do {
                 var response = try makeResponse()
-                response.logMetadata["key_id"] = caller.keyID
+                response.logKeyID(of: caller)
                 return response
             } catch {
                 return Self.problem(for: error, requestID: requestID, caller: caller, logger: logger)
@@ -38,7 +38,7 @@ struct GuardedAnswer: Sendable {
         var logger = logger
         logger[metadataKey: "request_id"] = "\(requestID)"
         var response = HTTPResponse.problem(ProblemMapping.problem(for: error, logger: logger))
-        if let caller { response.logMetadata["key_id"] = caller.keyID }
+        if let caller { response.logKeyID(of: caller) }
         return response
     }
 }

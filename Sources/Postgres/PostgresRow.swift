@@ -1,14 +1,14 @@
 import Foundation
 
-/// One row in text format: a view of its result's cells (`ResultCells`), which also map column
-/// names to positions once per result.
+/// One row in text format: a view of its result's cells (`ResultCells`), which also know the
+/// columns' names.
 public struct PostgresRow: Sendable {
     let cells: ResultCells
     let row: Int
 
     /// The column's text, or nil for SQL NULL and for a column the row does not have.
     public subscript(_ column: String) -> String? {
-        cells.columns[column].flatMap { field in
+        cells.field(named: column).flatMap { field in
             cells.withBytes(row: row, field: field) { String(decoding: $0, as: UTF8.self) }
         }
     }
@@ -43,7 +43,7 @@ public struct PostgresRow: Sendable {
 
     /// nil for SQL NULL; still throws for a missing column.
     public func optionalDate(_ column: String) throws -> Date? {
-        guard let field = cells.columns[column] else { throw PostgresError.decoding("no column \(column)") }
+        guard let field = cells.field(named: column) else { throw PostgresError.decoding("no column \(column)") }
         return cells.isNull(row: row, field: field) ? nil : try date(column)
     }
 
@@ -57,7 +57,7 @@ public struct PostgresRow: Sendable {
 
     /// `body` on the column's bytes; throws `.decoding` when the column is NULL or missing.
     private func withValue<R>(_ column: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
-        guard let field = cells.columns[column] else { throw PostgresError.decoding("no column \(column)") }
+        guard let field = cells.field(named: column) else { throw PostgresError.decoding("no column \(column)") }
         guard let value = try cells.withBytes(row: row, field: field, body) else {
             throw PostgresError.decoding("column \(column) is NULL")
         }

@@ -15,8 +15,10 @@ extension PostgresRow {
             bytes += value.utf8
             cells.append(ResultCells.Cell(start: start, end: Int32(bytes.count)))
         }
+        var names = [String](repeating: "", count: values.count)
+        for (name, field) in columns { names[field] = name }
         self.init(
-            cells: ResultCells(columns: columns, rowCount: 1, fieldCount: values.count, bytes: bytes, cells: cells),
+            cells: ResultCells(names: names, rowCount: 1, fieldCount: values.count, bytes: bytes, cells: cells),
             row: 0)
     }
 }

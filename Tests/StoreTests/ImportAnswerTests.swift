@@ -27,7 +27,7 @@ struct ImportAnswerTests {
             cells.append(ResultCells.Cell(start: -1, end: -1))  // previous_user_id: NULL
         }
         let result = ResultCells(
-            columns: ["ord": 0, "result": 1, "previous_user_id": 2], rowCount: ords.count, fieldCount: 3,
+            names: ["ord", "result", "previous_user_id"], rowCount: ords.count, fieldCount: 3,
             bytes: bytes, cells: cells)
         return ords.indices.map { PostgresRow(cells: result, row: $0) }
     }
