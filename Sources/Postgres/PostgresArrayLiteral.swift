@@ -1,43 +1,80 @@
 /// One-dimensional `text[]` literals: what the server prints and what it parses.
-enum PostgresArrayLiteral {
+public enum PostgresArrayLiteral {
     /// `{"a","b\"c",NULL}`: every element quoted, backslashes and quotes escaped; nil is NULL.
-    /// Built as UTF-8 bytes: a group-commit batch or an import chunk sends nine of these with up to
-    /// a thousand elements each.
     static func format(_ elements: [String?]) -> String {
-        format(count: elements.count) { write in
-            for element in elements { write(element) }
+        format { write in
+            for element in elements { write("", element) }
         }
     }
 
     /// The same for elements that are never NULL.
     static func format(nonNull elements: [String]) -> String {
-        format(count: elements.count) { write in
-            for element in elements { write(element) }
+        format { write in
+            for element in elements { write("", element) }
         }
     }
 
-    private static func format(count: Int, _ elements: ((String?) -> Void) -> Void) -> String {
-        var literal: [UInt8] = [UInt8(ascii: "{")]
-        literal.reserveCapacity(2 + count * 16)
-        var first = true
-        elements { element in
-            if !first { literal.append(UInt8(ascii: ",")) }
-            first = false
+    /// The literal of the elements `elements` writes, in order, each with a prefix written inside
+    /// its quotes (`token:` of a lock key, say), so that no String is made per prefixed element.
+    /// `elements` runs twice: once to size the literal, once to write it into a String of exactly
+    /// that size (a group-commit batch or an import chunk sends nine of these with up to a
+    /// thousand elements each; a growing byte array and its copy into a String were two to four
+    /// allocations per literal).
+    public static func format(
+        _ elements: (_ write: (_ prefix: StaticString, _ element: String?) -> Void) -> Void
+    ) -> String {
+        var size = 2
+        var count = 0
+        elements { prefix, element in
+            count += 1
             guard var element else {
-                literal.append(contentsOf: "NULL".utf8)
+                size += 4
                 return
             }
-            literal.append(UInt8(ascii: "\""))
-            element.withUTF8 { bytes in
-                for byte in bytes {
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
-                    literal.append(byte)
-                }
+            size += 2
+            prefix.withUTF8Buffer { bytes in
+                for byte in bytes { size += needsEscape(byte) ? 2 : 1 }
             }
-            literal.append(UInt8(ascii: "\""))
+            element.withUTF8 { bytes in
+                for byte in bytes { size += needsEscape(byte) ? 2 : 1 }
+            }
         }
-        literal.append(UInt8(ascii: "}"))
-        return String(decoding: literal, as: UTF8.self)
+        size += max(0, count - 1)
+        return String(unsafeUninitializedCapacity: size) { buffer in
+            var end = 0
+            func put(_ byte: UInt8) {
+                buffer[end] = byte
+                end += 1
+            }
+            put(UInt8(ascii: "{"))
+            elements { prefix, element in
+                if end > 1 { put(UInt8(ascii: ",")) }
+                guard var element else {
+                    for byte in "NULL".utf8 { put(byte) }
+                    return
+                }
+                put(UInt8(ascii: "\""))
+                prefix.withUTF8Buffer { bytes in
+                    for byte in bytes {
+                        if needsEscape(byte) { put(UInt8(ascii: "\\")) }
+                        put(byte)
+                    }
+                }
+                element.withUTF8 { bytes in
+                    for byte in bytes {
+                        if needsEscape(byte) { put(UInt8(ascii: "\\")) }
+                        put(byte)
+                    }
+                }
+                put(UInt8(ascii: "\""))
+            }
+            put(UInt8(ascii: "}"))
+            return end
+        }
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// Parses the server's output, where elements are quoted only when they need it and a bare

@@ -18,6 +18,19 @@ public struct PostgresRow: Sendable {
         try withValue(column) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// `string(column)`, but `known` itself when the column holds exactly its text: a value just
+    /// written and read back (a registration's token and user) costs no new String.
+    public func string(_ column: String, reusing known: String?) throws -> String {
+        guard var known else { return try string(column) }
+        return try withValue(column) { bytes in
+            let same = known.withUTF8 { knownBytes in
+                knownBytes.count == bytes.count
+                    && (bytes.isEmpty || memcmp(knownBytes.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            }
+            return same ? known : String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
     public func int(_ column: String) throws -> Int {
         let text = try string(column)
         guard let value = Int(text) else { throw PostgresError.decoding("column \(column) is not an integer") }

@@ -11,11 +11,17 @@ enum DeviceColumns {
         """
 
     static func device(from row: PostgresRow) throws -> Device {
+        try device(from: row, written: nil)
+    }
+
+    /// `written`: the registration this row answers, whose user and token strings are reused
+    /// when the row holds the same text (validated all the same).
+    static func device(from row: PostgresRow, written: DeviceRegistration?) throws -> Device {
         let type = try TokenType(try row.string("type"))
         return Device(
-            userID: try UserID(try row.string("user_id")),
+            userID: try UserID(try row.string("user_id", reusing: written?.userID.value)),
             provider: try ProviderName(try row.string("provider")),
-            token: try PushToken(type: type, raw: try row.string("token")),
+            token: try PushToken(type: type, raw: try row.string("token", reusing: written?.token.value)),
             environment: try row["environment"].map { raw throws(ValidationError) in try APNsEnvironment(raw) },
             deviceID: try row["device_id"].map { raw throws(ValidationError) in try DeviceID(raw) },
             platform: try row["platform"].map { raw throws(ValidationError) in try Platform(raw) },

@@ -77,7 +77,7 @@ enum RegisterStatement {
                 throw PostgresError.decoding("unexpected register_device result \(raw)")
             }
             return RegistrationOutcome(
-                device: try DeviceColumns.device(from: row), result: kind,
+                device: try DeviceColumns.device(from: row, written: registration), result: kind,
                 previousUserID: try row["previous_user_id"].map { raw throws(ValidationError) in try UserID(raw) },
                 replacedTokens: row["replaced_token"].map { [$0] } ?? [],
                 evictedTokens: try row.stringArray("evicted_tokens"))

@@ -11,11 +11,13 @@ struct SentWrites {
     /// and token first (see `WriteOperation.lockStatement`), then each segment's statement.
     static func send(_ operations: [WriteOperation], on connection: PostgresConnection) throws -> SentWrites {
         let segments = WriteOperation.Segment.split(operations)
-        let locks = (
-            sql: WriteOperation.lockStatement,
-            parameters: [operations.flatMap(\.lockNames)] as [(any PostgresEncodable)?]
-        )
-        let statements = operations.count == 1 ? segments.map(\.statement) : [locks] + segments.map(\.statement)
+        var statements = segments.map(\.statement)
+        if operations.count > 1 {
+            let lockNames = PostgresArrayLiteral.format { write in
+                for operation in operations { operation.lockNames { write($0, $1) } }
+            }
+            statements.insert((sql: WriteOperation.lockStatement, parameters: [lockNames]), at: 0)
+        }
         return SentWrites(
             operations: operations, segments: segments, transaction: try connection.sendTransaction(statements))
     }

@@ -34,12 +34,18 @@ enum WriteOperation: Sendable {
         }
     }
 
-    /// The user and the token this operation writes, as advisory-lock keys' sources.
-    var lockNames: [String] {
+    /// The user and the token this operation writes, as advisory-lock keys' sources: each name
+    /// is `prefix` followed by `name`, written into the lock statement's literal as it is (a
+    /// String per token name was one allocation per registration).
+    func lockNames(_ write: (_ prefix: StaticString, _ name: String) -> Void) {
         switch self {
-        case .register(let registration, _): [registration.userID.value, "token:" + registration.token.value]
-        case .unregister(let user, let token, _): [user.value, "token:" + token.lowercased()]
-        case .callEvent(let write): [write.lockName]
+        case .register(let registration, _):
+            write("", registration.userID.value)
+            write("token:", registration.token.value)
+        case .unregister(let user, let token, _):
+            write("", user.value)
+            write("token:", token.lowercased())
+        case .callEvent(let event): write("", event.lockName)
         }
     }
 

@@ -77,6 +77,34 @@ import Testing
     }
 }
 
+/// The group commit's lock names: a prefix inside the element's quotes, no String made for it.
+@Suite struct PrefixedArrayLiteralTests {
+    @Test func writesEachPrefixInsideItsElementsQuotes() {
+        let literal = PostgresArrayLiteral.format { write in
+            write("", "user")
+            write("token:", "ab\"c")
+            write("", nil)
+            write("t\\", "")
+        }
+        #expect(literal == #"{"user","token:ab\"c",NULL,"t\\"}"#)
+        #expect(PostgresArrayLiteral.format { _ in } == "{}")
+    }
+}
+
+/// A value read back as it was written is the written String itself, not a copy of the bytes.
+@Suite struct ReusedStringTests {
+    @Test func returnsTheKnownStringWhenTheColumnHoldsItsText() throws {
+        var written = String(repeating: "a1", count: 32)  // past the small-string size: on the heap
+        let row = PostgresRow(columns: ["token": 0, "other": 1], values: [written, "b"])
+        var read = try row.string("token", reusing: written)
+        let writtenAddress = written.withUTF8 { $0.baseAddress }
+        #expect(read.withUTF8 { $0.baseAddress } == writtenAddress)
+        #expect(try row.string("other", reusing: written) == "b")
+        #expect(try row.string("other", reusing: nil) == "b")
+        #expect(throws: PostgresError.self) { try row.string("missing", reusing: written) }
+    }
+}
+
 @Suite struct MigrationChecksumTests {
     @Test func isTheHexSHA256OfTheSQL() {
         #expect(
