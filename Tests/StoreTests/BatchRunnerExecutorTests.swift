@@ -25,15 +25,23 @@ struct BatchRunnerExecutorTests {
         withUnsafeCurrentTask { $0?.unownedTaskExecutor == executor.asUnownedTaskExecutor() }
     }
 
-    @Test func aPerformRunnerRunsOnTheSubmittingTasksExecutor() async throws {
-        let executor = CountingExecutor()
-        let ranThere = NIOLockedValueBox<[Bool]>([])
-        let queue = BatchQueue<Int, Int>(
+    /// A queue whose batches double their items, noting for each batch whether it ran preferring
+    /// `executor`.
+    static func doublingQueue(noting ranThere: NIOLockedValueBox<[Bool]>, whetherItPrefers executor: CountingExecutor)
+        -> BatchQueue<Int, Int>
+    {
+        BatchQueue<Int, Int>(
             maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), maxLength: 100, recordBatchSize: { _ in },
             perform: { items in
                 ranThere.withLockedValue { $0.append(Self.prefers(executor)) }
                 return items.map { .success($0 * 2) }
             })
+    }
+
+    @Test func aPerformRunnerRunsOnTheSubmittingTasksExecutor() async throws {
+        let executor = CountingExecutor()
+        let ranThere = NIOLockedValueBox<[Bool]>([])
+        let queue = Self.doublingQueue(noting: ranThere, whetherItPrefers: executor)
         let answer = try await Task(executorPreference: executor) { try await queue.submit(21) }.value
         #expect(answer == 42)
         #expect(ranThere.withLockedValue { $0 } == [true], "the batch ran preferring the submitter's executor")
@@ -42,12 +50,7 @@ struct BatchRunnerExecutorTests {
     @Test func aPerformRunnerStartedByATaskWithoutAPreferenceHasNone() async throws {
         let executor = CountingExecutor()
         let ranThere = NIOLockedValueBox<[Bool]>([])
-        let queue = BatchQueue<Int, Int>(
-            maxBatch: 10, maxRunners: 1, maxWait: .seconds(5), maxLength: 100, recordBatchSize: { _ in },
-            perform: { items in
-                ranThere.withLockedValue { $0.append(Self.prefers(executor)) }
-                return items.map { .success($0 * 2) }
-            })
+        let queue = Self.doublingQueue(noting: ranThere, whetherItPrefers: executor)
         #expect(try await queue.submit(4) == 8)
         #expect(ranThere.withLockedValue { $0 } == [false])
         #expect(executor.jobs.withLockedValue { $0 } == 0)
