@@ -109,7 +109,7 @@ struct RingBeforeCommitTests {
 /// A deferred trigger on `call_events` that runs in a claim's COMMIT: it waits while a gate holds
 /// the event's lock (`close`), or fails the COMMIT (`failCommits`, as a serialization failure).
 struct CommitGate {
-    let pool: PostgresPool
+    let gate: Gate
 
     static func install(_ pool: PostgresPool) async throws {
         try await pool.withConnection { connection in
@@ -133,20 +133,13 @@ struct CommitGate {
         }
     }
 
-    /// The COMMIT of a claim of `id` waits until `open()`: a session lock on a connection of its own.
+    /// The COMMIT of a claim of `id` waits until `open()` (the trigger takes `commit:<id>`).
     static func close(_ pool: PostgresPool, id: String) async throws -> CommitGate {
-        var configuration = PostgresConfiguration(url: pool.configuration.url)
-        configuration.poolSize = 1
-        let gatePool = PostgresPool(configuration: configuration, logger: TestSupport.logger("commit-gate"))
-        _ = try await gatePool.withConnection {
-            try $0.query("SELECT pg_advisory_lock(hashtextextended('commit:' || $1, 0))", [id])
-        }
-        return CommitGate(pool: gatePool)
+        CommitGate(gate: try await Gate.close(pool, key: "commit:" + id))
     }
 
-    /// Closing the session releases its lock.
     func open() async throws {
-        await pool.shutdown()
+        try await gate.open()
     }
 
     /// The COMMITs of claims of `id` fail from now on; nil: none does.

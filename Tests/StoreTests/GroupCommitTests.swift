@@ -199,28 +199,6 @@ struct GroupCommitTests {
     }
 }
 
-/// A session-level advisory lock held on a connection of its own: `register_device()` for that
-/// user waits until it is released.
-struct Gate: Sendable {
-    let pool: PostgresPool
-    let key: String
-
-    static func close(_ pool: PostgresPool, key: String) async throws -> Gate {
-        var configuration = PostgresConfiguration(url: pool.configuration.url)
-        configuration.poolSize = 1
-        let gatePool = PostgresPool(configuration: configuration, logger: TestSupport.logger("gate"))
-        _ = try await gatePool.withConnection {
-            try $0.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key])
-        }
-        return Gate(pool: gatePool, key: key)
-    }
-
-    /// Closing the session releases its lock.
-    func open() async throws {
-        await pool.shutdown()
-    }
-}
-
 /// Deterministic pseudo-random numbers (SplitMix64), so the operation mix is the same every run.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
