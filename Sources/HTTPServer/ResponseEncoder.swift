@@ -1,6 +1,17 @@
 import NIOCore
 import NIOHTTP1
 
+/// A response on its way out through our handlers: NIO's parts (an interim head, a streamed
+/// answer, the 408 the connection's timer sends), or a whole answer already encoded.
+enum ResponsePart {
+    case head(HTTPResponseHead)
+    case body(IOData)
+    case end(HTTPHeaders?)
+    /// Head and body as they go on the wire (``ResponseHead/encode``); `closes` when the head
+    /// says `Connection: close`. Most answers: no `HTTPHeaders` and no head object are made.
+    case whole(ByteBuffer, closes: Bool)
+}
+
 /// Writes response parts as HTTP/1.1 bytes, a whole response in one buffer: the head is held
 /// until its body and end have come, then goes out as one write. NIO's `HTTPResponseEncoder`
 /// wrote the head into a buffer of its own and the body as a second one (two pending writes and
@@ -11,7 +22,7 @@ import NIOHTTP1
 /// interim `100 Continue`, a streamed answer's head); a streamed body is framed in chunks.
 /// Headers go out as given: ``ResponseHead`` is the one place that sets the framing ones.
 final class ResponseEncoder: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundIn = ResponsePart
     typealias OutboundOut = IOData
 
     private var isChunked = false
@@ -36,12 +47,17 @@ final class ResponseEncoder: ChannelOutboundHandler, RemovableChannelHandler {
                 writeHeld(context: context)
                 context.write(Self.wrapOutboundOut(part), promise: promise)
             }
+        case .whole(let bytes, _):
+            writeHeld(context: context)
+            context.write(Self.wrapOutboundOut(.byteBuffer(bytes)), promise: promise)
         case .end(let trailers):
             if isChunked {
                 var buffer = held ?? context.channel.allocator.buffer(capacity: 5)
                 held = nil
                 buffer.writeStaticString("0\r\n")
-                if let trailers { Self.write(trailers, to: &buffer) }
+                if let trailers {
+                    for (name, value) in trailers { Self.writeField(name, value, to: &buffer) }
+                }
                 buffer.writeStaticString("\r\n")
                 isChunked = false
                 context.write(Self.wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
@@ -83,37 +99,47 @@ final class ResponseEncoder: ChannelOutboundHandler, RemovableChannelHandler {
 
     /// The status line and the headers, in a buffer with room for the body the head announces.
     static func encode(_ head: HTTPResponseHead, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let reason = head.status.reasonPhrase
-        // "HTTP/1.1 200 " + reason + CRLF, each header's "name: value" + CRLF, and the final CRLF.
-        var size = 16 + reason.utf8.count + 2 + 2
+        var size = statusLineSize(head.status) + 2
         var bodyLength = 0
         for (name, value) in head.headers {
-            size += name.utf8.count + 2 + value.utf8.count + 2
+            size += fieldSize(name, value)
             if bodyLength == 0, equalIgnoringASCIICase(name.utf8, "content-length".utf8) {
                 bodyLength = Int(value) ?? 0
             }
         }
         var buffer = allocator.buffer(capacity: size + bodyLength)
-        switch (head.version.major, head.version.minor) {
-        case (1, 1): buffer.writeStaticString("HTTP/1.1 ")
-        case (1, 0): buffer.writeStaticString("HTTP/1.0 ")
-        default: buffer.writeString("HTTP/\(head.version.major).\(head.version.minor) ")
-        }
-        buffer.writeString(String(head.status.code))
-        buffer.writeStaticString(" ")
-        buffer.writeString(reason)
-        buffer.writeStaticString("\r\n")
-        write(head.headers, to: &buffer)
+        writeStatusLine(head.version, head.status, to: &buffer)
+        for (name, value) in head.headers { writeField(name, value, to: &buffer) }
         buffer.writeStaticString("\r\n")
         return buffer
     }
 
-    private static func write(_ headers: HTTPHeaders, to buffer: inout ByteBuffer) {
-        for (name, value) in headers {
-            buffer.writeString(name)
-            buffer.writeStaticString(": ")
-            buffer.writeString(value)
-            buffer.writeStaticString("\r\n")
+    /// "HTTP/1.1 200 OK" and CRLF: at most this many bytes.
+    static func statusLineSize(_ status: HTTPResponseStatus) -> Int {
+        16 + status.reasonPhrase.utf8.count + 2
+    }
+
+    static func writeStatusLine(_ version: HTTPVersion, _ status: HTTPResponseStatus, to buffer: inout ByteBuffer) {
+        switch (version.major, version.minor) {
+        case (1, 1): buffer.writeStaticString("HTTP/1.1 ")
+        case (1, 0): buffer.writeStaticString("HTTP/1.0 ")
+        default: buffer.writeString("HTTP/\(version.major).\(version.minor) ")
         }
+        buffer.writeString(String(status.code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(status.reasonPhrase)
+        buffer.writeStaticString("\r\n")
+    }
+
+    /// "name: value" and CRLF.
+    static func fieldSize(_ name: String, _ value: String) -> Int {
+        name.utf8.count + 2 + value.utf8.count + 2
+    }
+
+    static func writeField(_ name: String, _ value: String, to buffer: inout ByteBuffer) {
+        buffer.writeString(name)
+        buffer.writeStaticString(": ")
+        buffer.writeString(value)
+        buffer.writeStaticString("\r\n")
     }
 }
