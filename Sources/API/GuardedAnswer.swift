@@ -10,16 +10,22 @@ struct GuardedAnswer: Sendable {
     let requestID: String
     let logger: Logger
 
-    /// Answers with what `makeResponse` returns, or with the problem it throws.
+    /// Answers with what `makeResponse` returns, or with the problem it throws. One hop to the
+    /// connection's loop, one closure: wrapping `makeResponse` for the ``Responder`` to hop with
+    /// was one allocation and a copy of this answer's references more per request.
     func callAsFunction(_ makeResponse: @escaping @Sendable () throws -> HTTPResponse) {
-        respond { [self] in
-            do {
-                var response = try makeResponse()
-                response.logKeyID(of: caller)
-                return response
-            } catch {
-                return Self.problem(for: error, requestID: requestID, caller: caller, logger: logger)
-            }
+        let loop = respond.eventLoop
+        guard loop.inEventLoop else { return loop.execute { [self] in answerOnLoop(makeResponse) } }
+        answerOnLoop(makeResponse)
+    }
+
+    private func answerOnLoop(_ makeResponse: () throws -> HTTPResponse) {
+        do {
+            var response = try makeResponse()
+            response.logKeyID(of: caller)
+            respond.answerOnLoop(response)
+        } catch {
+            respond.answerOnLoop(Self.problem(for: error, requestID: requestID, caller: caller, logger: logger))
         }
     }
 
