@@ -10,16 +10,30 @@ struct GuardedAnswer: Sendable {
     let requestID: String
     let logger: Logger
 
-    /// Answers with what `makeResponse` returns, or with the problem it throws.
+    /// Answers with what `makeResponse` returns, or with the problem it throws. One hop to the
+    /// connection's loop, one closure: wrapping `makeResponse` for the ``Responder`` to hop with
+    /// was one allocation and a copy of this answer's references more per request.
     func callAsFunction(_ makeResponse: @escaping @Sendable () throws -> HTTPResponse) {
-        respond { [self] in
-            do {
-                var response = try makeResponse()
-                response.logKeyID(of: caller)
-                return response
-            } catch {
-                return Self.problem(for: error, requestID: requestID, caller: caller, logger: logger)
-            }
+        onLoop { [self] in answerOnLoop(makeResponse) }
+    }
+
+    /// Runs `body` on the connection's event loop (at once when called there), where it answers
+    /// with ``answerOnLoop(_:)``: for the hottest route, whose outcome comes from the batch runner's
+    /// thread, the one closure per answer (`body` itself is what the loop runs).
+    func onLoop(_ body: @escaping @Sendable () -> Void) {
+        let loop = respond.eventLoop
+        if loop.inEventLoop { body() } else { loop.execute(body) }
+    }
+
+    /// Answers with what `makeResponse` returns, or with the problem it throws; on the
+    /// connection's event loop only.
+    func answerOnLoop(_ makeResponse: () throws -> HTTPResponse) {
+        do {
+            var response = try makeResponse()
+            response.logKeyID(of: caller)
+            respond.answerOnLoop(response)
+        } catch {
+            respond.answerOnLoop(Self.problem(for: error, requestID: requestID, caller: caller, logger: logger))
         }
     }
 

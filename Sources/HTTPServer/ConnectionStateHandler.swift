@@ -12,8 +12,8 @@ import NIOHTTP1
 final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = ResponsePart
+    typealias OutboundOut = ResponsePart
 
     struct Timeouts: Sendable {
         var idle: TimeAmount
@@ -89,6 +89,8 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
         case is ChannelShouldQuiesceEvent:
             quiescing = true
             if isIdle { arm(.idle, context: context) }  // now the short quiesced idle timeout
+            // The connection's handler closes after its next answer, which it encodes whole.
+            context.fireUserInboundEventTriggered(event)
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -151,22 +153,31 @@ final class ConnectionStateHandler: ChannelDuplexHandler, RemovableChannelHandle
             head.headers.replaceOrAdd(name: "connection", value: "close")
             closeAfterResponse = true
             context.write(Self.wrapOutboundOut(.head(head)), promise: promise)
+        case .whole(_, let closes):
+            // Its head was encoded by the connection's handler, which closes when quiescing too.
+            closeAfterResponse = closes || quiescing
+            responseEnded(data, context: context, promise: promise)
         case .end:
-            // A rejection (414, 400…) answers bytes that never became a head: do not go below 0.
-            inFlight = max(0, inFlight - 1)
-            if closeAfterResponse || (quiescing && isIdle) {
-                // Close once the last bytes are handed to the socket, not before.
-                let written = promise ?? context.eventLoop.makePromise()
-                context.write(data, promise: written)
-                written.futureResult.assumeIsolated().whenComplete { _ in self.close(context: context) }
-                // A peer that never reads would hold the write forever; the idle timer ends that.
-                arm(.idle, context: context)
-            } else {
-                context.write(data, promise: promise)
-                if isIdle { arm(.idle, context: context) }
-            }
+            responseEnded(data, context: context, promise: promise)
         default:
             context.write(data, promise: promise)
+        }
+    }
+
+    /// Writes a response's last part (`data`), and closes after it when the response said so.
+    private func responseEnded(_ data: NIOAny, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        // A rejection (414, 400…) answers bytes that never became a head: do not go below 0.
+        inFlight = max(0, inFlight - 1)
+        if closeAfterResponse || (quiescing && isIdle) {
+            // Close once the last bytes are handed to the socket, not before.
+            let written = promise ?? context.eventLoop.makePromise()
+            context.write(data, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in self.close(context: context) }
+            // A peer that never reads would hold the write forever; the idle timer ends that.
+            arm(.idle, context: context)
+        } else {
+            context.write(data, promise: promise)
+            if isIdle { arm(.idle, context: context) }
         }
     }
 

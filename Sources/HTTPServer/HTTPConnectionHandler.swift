@@ -16,8 +16,8 @@ import NIOHTTP1
 /// generic state machines), about a fifth of the service's CPU per registration.
 final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = ResponsePart
+    typealias OutboundOut = ResponsePart
 
     private enum Inbound {
         case part(HTTPServerRequestPart)
@@ -63,6 +63,8 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var takingWaiting = false
     private var isActive = true
     private var hasEnded = false
+    /// The server is shutting down: the next answer says `Connection: close` and is the last.
+    private var quiescing = false
     /// The request's handler, from its start until its response is handed back.
     private var running: Running?
 
@@ -99,6 +101,11 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Framing rejections and parse errors, in order with the parts before them.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         arrived(.failure(error))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { quiescing = true }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -340,7 +347,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func keepsAlive(
         after response: HTTPResponse, exchange: RequestExchange, route: String, source: RequestBodySource?
     ) -> Bool? {
-        var close = !exchange.keepAlive
+        var close = !exchange.keepAlive || quiescing
         switch source?.detach() {
         case nil, .complete:
             break
@@ -440,13 +447,13 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         _ response: HTTPResponse, exchange: RequestExchange, route: String, close: Bool,
         then next: Phase = .awaitingHead
     ) {
+        let close = close || quiescing
         // Before writing: a close after the last byte may call back into channelInactive.
         phase = close ? .done : next
-        let head = ResponseHead.make(
-            response, version: exchange.head.version, isHeadRequest: exchange.isHeadRequest,
-            requestID: exchange.requestID, close: close)
         let sendsBody = !exchange.isHeadRequest && ResponseHead.statusAllowsBody(response.status)
-        write(response, head: head, sendsBody: sendsBody)
+        write(
+            response, version: exchange.head.version, isHeadRequest: exchange.isHeadRequest,
+            requestID: exchange.requestID, close: close, sendsBody: sendsBody)
         logged(response, exchange: exchange, route: route)
         answered(close: close)
     }
@@ -474,9 +481,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         let requestID = RequestID.generate()
         let start = ContinuousClock.now
         let response = HTTPResponse.problem(Problem(status: rejection.status, detail: rejection.detail))
-        let head = ResponseHead.make(
-            response, version: .http1_1, isHeadRequest: false, requestID: requestID, close: true)
-        write(response, head: head, sendsBody: true)
+        write(response, version: .http1_1, isHeadRequest: false, requestID: requestID, close: true, sendsBody: true)
         server.accessLog.record(
             method: nil, route: AccessLog.unmatched, response: response, requestID: requestID, since: start)
     }
@@ -488,14 +493,17 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.close(promise: nil)
     }
 
-    private func write(_ response: HTTPResponse, head: HTTPResponseHead, sendsBody: Bool) {
+    /// Writes a whole `.bytes` response, head and body encoded in one buffer.
+    private func write(
+        _ response: HTTPResponse, version: HTTPVersion, isHeadRequest: Bool, requestID: String, close: Bool,
+        sendsBody: Bool
+    ) {
         guard isActive else { return }
-        context.write(Self.wrapOutboundOut(.head(head)), promise: nil)
-        if sendsBody, case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
-            context.write(Self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-        }
-        // ConnectionStateHandler closes after this when the head said `Connection: close`.
-        context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: nil)
+        let whole = ResponseHead.encode(
+            response, version: version, isHeadRequest: isHeadRequest, requestID: requestID, close: close,
+            sendsBody: sendsBody, allocator: context.channel.allocator)
+        // ConnectionStateHandler closes after this when `close`.
+        context.writeAndFlush(Self.wrapOutboundOut(.whole(whole, closes: close)), promise: nil)
     }
 
     /// Logged even when the client is gone mid-write: the handler did run.

@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The channel handlers of one connection, head to tail: framing guard → HTTP decoder /
-/// encoder → connection state; the server adds the ``HTTPConnectionHandler`` that answers.
+/// our response encoder → connection state; the server adds the ``HTTPConnectionHandler`` that answers.
 enum HTTPPipeline {
     static func configure(_ channel: any Channel, configuration: HTTPServerConfiguration, logger: Logger) throws {
         let limits = RequestFramer.Limits(
@@ -15,8 +15,6 @@ enum HTTPPipeline {
         decoderLimits.maxHeaderFieldSize = 2 * configuration.maxHeaderBytes
         decoderLimits.maxHeaderListSize = 2 * configuration.maxHeaderBytes
         decoderLimits.maxHeaderFieldCount = 2 * configuration.maxHeaderCount + 64
-        var encoderConfiguration = HTTPResponseEncoder.Configuration()
-        encoderConfiguration.automaticallySetFramingHeaders = false  // ResponseHead sets them
         let timeouts = ConnectionStateHandler.Timeouts(
             idle: configuration.idleTimeout, headerRead: configuration.headerReadTimeout,
             bodyRead: configuration.bodyReadTimeout, write: configuration.writeTimeout)
@@ -25,7 +23,7 @@ enum HTTPPipeline {
             RequestFramingHandler(limits: limits),
             ByteToMessageHandler(
                 HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
-            HTTPResponseEncoder(configuration: encoderConfiguration),
+            ResponseEncoder(),
             ConnectionStateHandler(timeouts: timeouts) { kind, requestID in
                 var metadata: Logger.Metadata = ["timeout": "\(kind.rawValue)", "peer": "\(remote)"]
                 if let requestID { metadata["request_id"] = "\(requestID)" }

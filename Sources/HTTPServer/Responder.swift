@@ -12,9 +12,18 @@ public struct Responder: Sendable {
     /// Answers with what `makeResponse` returns, run on the connection's event loop.
     public func callAsFunction(_ makeResponse: @escaping @Sendable () -> HTTPResponse) {
         if connection.eventLoop.inEventLoop {
-            connection.value.immediateReturned(makeResponse(), to: self)
+            answerOnLoop(makeResponse())
         } else {
-            connection.eventLoop.execute { connection.value.immediateReturned(makeResponse(), to: self) }
+            connection.eventLoop.execute { answerOnLoop(makeResponse()) }
         }
+    }
+
+    /// The connection's event loop: a caller that hops there itself answers with
+    /// ``answerOnLoop(_:)``, without a closure of ours around its own.
+    public var eventLoop: any EventLoop { connection.eventLoop }
+
+    /// Answers with `response`; only on ``eventLoop``.
+    public func answerOnLoop(_ response: HTTPResponse) {
+        connection.value.immediateReturned(response, to: self)
     }
 }

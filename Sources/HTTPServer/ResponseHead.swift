@@ -17,30 +17,63 @@ enum ResponseHead {
         _ response: HTTPResponse, version: HTTPVersion, isHeadRequest: Bool, requestID: String, close: Bool
     ) -> HTTPResponseHead {
         // Built once at its size, not edited (each removal and replacement of an edited copy
-        // copied or grew its array): the handler's headers without the ones owned here, in their
-        // order, then framing, `X-Request-ID` and `Connection`.
+        // copied or grew its array).
         var headers = HTTPHeaders()
         headers.reserveCapacity(response.headers.count + 3)
+        fields(response, version: version, isHeadRequest: isHeadRequest, requestID: requestID, close: close) {
+            headers.add(name: $0, value: $1)
+        }
+        return HTTPResponseHead(version: version, status: response.status, headers: headers)
+    }
+
+    /// A whole `.bytes` answer as it goes on the wire, in one buffer: the head `make` would give,
+    /// then the body unless `sendsBody` is false (a HEAD request, a status without a body). No
+    /// `HTTPHeaders` and no head object: two allocations fewer per answer.
+    static func encode(
+        _ response: HTTPResponse, version: HTTPVersion, isHeadRequest: Bool, requestID: String, close: Bool,
+        sendsBody: Bool, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        var body = ByteBuffer()
+        if sendsBody, case .bytes(let bytes) = response.body { body = bytes }
+        var size = ResponseEncoder.statusLineSize(response.status) + 2 + body.readableBytes
+        fields(response, version: version, isHeadRequest: isHeadRequest, requestID: requestID, close: close) {
+            size += ResponseEncoder.fieldSize($0, $1)
+        }
+        var buffer = allocator.buffer(capacity: size)
+        ResponseEncoder.writeStatusLine(version, response.status, to: &buffer)
+        fields(response, version: version, isHeadRequest: isHeadRequest, requestID: requestID, close: close) {
+            ResponseEncoder.writeField($0, $1, to: &buffer)
+        }
+        buffer.writeStaticString("\r\n")
+        buffer.writeBuffer(&body)
+        return buffer
+    }
+
+    /// The head's fields, in order: the handler's headers without the ones owned here, then
+    /// framing, `X-Request-ID` and `Connection`.
+    private static func fields(
+        _ response: HTTPResponse, version: HTTPVersion, isHeadRequest: Bool, requestID: String, close: Bool,
+        _ field: (String, String) -> Void
+    ) {
         for (name, value) in response.headers where !isServerOwned(name) {
-            headers.add(name: name, value: value)
+            field(name, value)
         }
         if statusAllowsBody(response.status) {
             switch response.body {
             case .bytes(let buffer):
-                headers.add(name: "content-length", value: String(buffer.readableBytes))
+                field("content-length", String(buffer.readableBytes))
             case .stream:
                 if version == .http1_1 && !isHeadRequest {
-                    headers.add(name: "transfer-encoding", value: "chunked")
+                    field("transfer-encoding", "chunked")
                 }
             }
         }
-        headers.add(name: "x-request-id", value: requestID)
+        field("x-request-id", requestID)
         if close {
-            headers.add(name: "connection", value: "close")
+            field("connection", "close")
         } else if version == .http1_0 {
-            headers.add(name: "connection", value: "keep-alive")
+            field("connection", "keep-alive")
         }
-        return HTTPResponseHead(version: version, status: response.status, headers: headers)
     }
 
     private static let serverOwned: [String.UTF8View] = [
@@ -57,13 +90,11 @@ enum ResponseHead {
     static func writeStandalone(
         _ response: HTTPResponse, requestID: String, context: ChannelHandlerContext, then: @escaping () -> Void
     ) {
-        let head = make(response, version: .http1_1, isHeadRequest: false, requestID: requestID, close: true)
-        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-        if case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
-            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
-        }
+        let whole = encode(
+            response, version: .http1_1, isHeadRequest: false, requestID: requestID, close: true, sendsBody: true,
+            allocator: context.channel.allocator)
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: written)
+        context.writeAndFlush(NIOAny(ResponsePart.whole(whole, closes: true)), promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in then() }
     }
 }

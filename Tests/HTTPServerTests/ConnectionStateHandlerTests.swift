@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -33,8 +34,8 @@ import Testing
 
     private func respond(_ channel: EmbeddedChannel, headers: HTTPHeaders = [:]) throws {
         try channel.writeOutbound(
-            HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
-        try channel.writeOutbound(HTTPServerResponsePart.end(nil))
+            ResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
+        try channel.writeOutbound(ResponsePart.end(nil))
     }
 
     /// Delivers a decoded part as a socket read would, including autoRead's next `read()`.
@@ -43,12 +44,28 @@ import Testing
         channel.read()
     }
 
+    /// The heads written, including those of whole answers (read back from their bytes).
     private func outboundHeads(_ channel: EmbeddedChannel) throws -> [HTTPResponseHead] {
         var heads: [HTTPResponseHead] = []
-        while let part = try channel.readOutbound(as: HTTPServerResponsePart.self) {
-            if case .head(let head) = part { heads.append(head) }
+        while let part = try channel.readOutbound(as: ResponsePart.self) {
+            switch part {
+            case .head(let head): heads.append(head)
+            case .whole(let bytes, _): heads.append(Self.head(of: bytes))
+            case .body, .end: break
+            }
         }
         return heads
+    }
+
+    private static func head(of whole: ByteBuffer) -> HTTPResponseHead {
+        let lines = String(buffer: whole).components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+        let code = Int(lines[0].split(separator: " ")[1]) ?? 0
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            let field = line.split(separator: ":", maxSplits: 1)
+            headers.add(name: String(field[0]), value: field[1].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: code), headers: headers)
     }
 
     @Test func idleConnectionIsClosedAfterTheIdleTimeout() throws {
@@ -163,6 +180,19 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    @Test func aWholeAnswerThatClosesClosesOnceWritten() throws {
+        let channel = try makeChannel()
+        try channel.writeInbound(HTTPServerRequestPart.head(requestHead))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        let answer = ByteBuffer(string: "HTTP/1.1 204 No Content\r\n\r\n")
+        try channel.writeOutbound(ResponsePart.whole(answer, closes: false))
+        #expect(channel.isActive)
+        try channel.writeInbound(HTTPServerRequestPart.head(requestHead))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        try channel.writeOutbound(ResponsePart.whole(ByteBuffer(), closes: true))
+        #expect(!channel.isActive)
+    }
+
     @Test func keepAliveResponseLeavesTheConnectionOpen() throws {
         let channel = try makeChannel()
         try channel.writeInbound(HTTPServerRequestPart.head(requestHead))
@@ -211,7 +241,7 @@ import Testing
         let channel = try makeChannel()
         try channel.writeInbound(HTTPServerRequestPart.head(requestHead))
         channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-        try channel.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .continue)))
+        try channel.writeOutbound(ResponsePart.head(HTTPResponseHead(version: .http1_1, status: .continue)))
         #expect(try outboundHeads(channel).first?.headers["connection"] == [])
         #expect(channel.isActive)
         _ = try? channel.finish()

@@ -17,7 +17,12 @@ extension APIContext {
                 guard body.encryptsPayload else {
                     // Only what the answer needs is captured: each closure copies what it takes.
                     devices.register(registration) { [events, devices] result in
-                        answer { Self.registered(try result.get(), payloadKey: nil, events: events, devices: devices) }
+                        // One closure to the loop, the response made there inside it.
+                        answer.onLoop {
+                            answer.answerOnLoop {
+                                Self.registered(try result.get(), payloadKey: nil, events: events, devices: devices)
+                            }
+                        }
                     }
                     return
                 }
