@@ -10,6 +10,12 @@ public struct PostgresConfiguration: Sendable {
     /// means the server or the network is stuck; the connection is then dropped as lost.
     public var statementTimeout: Duration = .seconds(1)
     public var poolSize = 10
+    /// Connections beside `poolSize` that only a ring's claim takes (`PoolPriority.ring`), opened
+    /// on first use like the others. On connections it shared with a push job and the group
+    /// commits, a ring's claim waited for one to come free and then for a backend that had just
+    /// run a job's statements. Two: at 200 rings/s a claim holds its connection 2–3 ms, so two
+    /// rings at once are rare, and a third finds any free connection or waits first in line.
+    public var ringConnections = 2
     /// Of the pool's connections, how many run group-commit batches at once (the rest serve
     /// reads). Fewer means larger batches: on a small server one, whose batches share one WAL flush
     /// and one statement among the most writes, served the most.
