@@ -25,14 +25,6 @@ struct PoolState: Sendable {
     /// connection whose backend no push job or group commit keeps busy.
     private var ringFree: [PoolSlot]
     private var inUse = 0
-    /// Rings whose claim is on its way (`PostgresPool.givingWay`): while any is, `normal` callers
-    /// wait, so that no push job statement starts beside a ring's claim; but not past
-    /// `givingWayUntil`, so that rings following each other do not stop a job.
-    private var ringsInFlight = 0
-    private var givingWayUntil = ContinuousClock.Instant.now
-    /// The longest `normal` callers are held back from the first of overlapping rings: a claim's
-    /// statements answer in 2–3 ms at the median during a job.
-    static let longestGiveWay = Duration.milliseconds(10)
     private(set) var isShutDown = false
     var backoff = ConnectBackoff()
 
@@ -50,9 +42,8 @@ struct PoolState: Sendable {
     }
 
     /// A free slot, nil when the caller must wait; throws `.unavailable` after shutdown.
-    mutating func admit(_ priority: PoolPriority, at now: ContinuousClock.Instant) throws -> PoolSlot? {
+    mutating func admit(_ priority: PoolPriority) throws -> PoolSlot? {
         guard !isShutDown else { throw PostgresError.unavailable }
-        if priority == .normal, givesWay(at: now) { return nil }
         let ringSlot = priority == .ring ? ringFree.popLast() : nil
         guard let slot = ringSlot ?? free.popLast() else { return nil }
         inUse += 1
@@ -60,12 +51,10 @@ struct PoolState: Sendable {
     }
 
     /// Returns the waiter the slot goes to next, if any; the caller resumes it with the slot.
-    mutating func checkin(_ slot: PoolSlot, at now: ContinuousClock.Instant, waiters: inout Waiters<Void, PoolSlot>)
-        -> Waiter<Void, PoolSlot>?
-    {
+    mutating func checkin(_ slot: PoolSlot, waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
         if isShutDown {
             slot.connection = nil
-        } else if let next = next(for: slot, at: now, in: &waiters) {
+        } else if let next = Self.next(for: slot, in: &waiters) {
             return next
         } else if slot.isRingLine {
             ringFree.insert(slot, at: slot.connection == nil ? 0 : ringFree.endIndex)
@@ -76,41 +65,12 @@ struct PoolState: Sendable {
         return nil
     }
 
-    /// A waiting ring first, then (for a slot not of the ring line) an urgent caller, then the rest
-    /// unless a ring is in flight.
-    private func next(for slot: PoolSlot, at now: ContinuousClock.Instant, in waiters: inout Waiters<Void, PoolSlot>)
-        -> Waiter<Void, PoolSlot>?
-    {
+    /// A waiting ring first, then (for a slot not of the ring line) an urgent caller, then the rest.
+    private static func next(for slot: PoolSlot, in waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
         if let ring = waiters.popFirst(lane: PoolPriority.ring.rawValue) { return ring }
         guard !slot.isRingLine else { return nil }
-        if let urgent = waiters.popFirst(lane: PoolPriority.urgent.rawValue) { return urgent }
-        return givesWay(at: now) ? nil : waiters.popFirst(lane: PoolPriority.normal.rawValue)
-    }
-
-    private func givesWay(at now: ContinuousClock.Instant) -> Bool { ringsInFlight > 0 && now < givingWayUntil }
-
-    /// Returns when `normal` callers will go again if rings keep overlapping; nil when a ring
-    /// already holds them back.
-    mutating func ringStarted(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        ringsInFlight += 1
-        guard ringsInFlight == 1 else { return nil }
-        givingWayUntil = now + Self.longestGiveWay
-        return givingWayUntil
-    }
-
-    mutating func ringEnded() { ringsInFlight -= 1 }
-
-    /// The `normal` callers that may go now, each with its slot: the caller resumes them.
-    mutating func heldBack(at now: ContinuousClock.Instant, waiters: inout Waiters<Void, PoolSlot>)
-        -> [(Waiter<Void, PoolSlot>, PoolSlot)]
-    {
-        guard !givesWay(at: now), !isShutDown else { return [] }
-        var admitted: [(Waiter<Void, PoolSlot>, PoolSlot)] = []
-        while !free.isEmpty, let next = waiters.popFirst(lane: PoolPriority.normal.rawValue) {
-            inUse += 1
-            admitted.append((next, free.removeLast()))
-        }
-        return admitted
+        return waiters.popFirst(lane: PoolPriority.urgent.rawValue)
+            ?? waiters.popFirst(lane: PoolPriority.normal.rawValue)
     }
 
     /// Stops handing out slots. Returns the waiters to fail and the free slots to close.

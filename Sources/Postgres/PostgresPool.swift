@@ -63,40 +63,6 @@ public final class PostgresPool: Sendable {
         return try outcome.get()
     }
 
-    /// Holds back `normal` callers (a push job's statements) until `ended` is called: a ring's
-    /// claim, on its way, then does not share the cores with a job statement started beside it.
-    /// PostgreSQL's backends wait for a core while the job keeps both busy, and the claim's waited
-    /// longest (`call_event_ring_seconds{stage="server_began"}`). Statements already running go
-    /// on; `normal` callers still time out at `poolWaitTimeout`. Call the returned closure once,
-    /// when the claim's statements have answered.
-    public func givingWay() -> @Sendable () -> Void {
-        if let until = state.withLockedValue({ $0.ringStarted(at: state.clock.now) }) {
-            // Overlapping rings hold a job back no longer than that, even with no connection coming back.
-            Task { [self] in
-                try? await state.clock.sleep(until: until)
-                admitHeldBack()
-            }
-        }
-        let ended = NIOLockedValueBox(false)
-        return { [self] in
-            guard
-                !ended.withLockedValue({ was in
-                    defer { was = true }
-                    return was
-                })
-            else { return }
-            state.withLockedValue { $0.ringEnded() }
-            admitHeldBack()
-        }
-    }
-
-    private func admitHeldBack() {
-        let now = state.clock.now
-        let admitted = state.withLock { $0.heldBack(at: now, waiters: &$1) }
-        for (waiter, slot) in admitted { waiter.resume(returning: slot) }
-        if !admitted.isEmpty { metrics.record(statistics) }
-    }
-
     /// `withConnection` with `body` inside BEGIN … COMMIT (see `PostgresConnection.transaction`).
     public func withTransaction<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
@@ -123,18 +89,16 @@ public final class PostgresPool: Sendable {
     // MARK: Slots
 
     private func checkout(_ priority: PoolPriority) async throws -> PoolSlot {
-        let now = state.clock.now
         let slot = try await state.wait(
-            for: (), lane: priority.rawValue, until: now + configuration.poolWaitTimeout,
-            admit: { state, _ in try state.admit(priority, at: now) },
+            for: (), lane: priority.rawValue, until: state.clock.now + configuration.poolWaitTimeout,
+            admit: { state, _ in try state.admit(priority) },
             whenQueued: { metrics.record(statistics) })
         metrics.record(statistics)
         return slot
     }
 
     private func checkin(_ slot: PoolSlot) {
-        let now = state.clock.now
-        let next = state.withLock { $0.checkin(slot, at: now, waiters: &$1) }
+        let next = state.withLock { $0.checkin(slot, waiters: &$1) }
         next?.resume(returning: slot)
         metrics.record(statistics)
     }

@@ -26,10 +26,7 @@ extension CallEventStore {
             CallEventHandOver(id: id, digest: digest, type: type), deadline: deadline, job: nil)
         let devices: PostgresStatement = (Self.devicesOfUsersSQL, [users.map(\.value)])
         let waiting = NIOLockedValueBox<CheckedContinuation<RingClaim.Answered, any Error>?>(nil)
-        // A job's statements wait until this claim's have answered (or failed).
-        let givenWay = pool.givingWay()
         let answer = { @Sendable (result: Result<RingClaim.Answered, any Error>) in
-            givenWay()
             waiting.withLockedValue { continuation in
                 continuation?.resume(with: result)
                 continuation = nil

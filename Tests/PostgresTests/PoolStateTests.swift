@@ -24,13 +24,13 @@ struct PoolStateTests {
         let deadline = clock.now + wait
         return Task {
             try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in
-                try state.admit(priority, at: deadline - wait)
+                try state.admit(priority)
             }
         }
     }
 
     func checkin(_ slot: PoolSlot, _ queue: PoolState.Queue) {
-        queue.withLock { $0.checkin(slot, at: clock.now, waiters: &$1) }?.resume(returning: slot)
+        queue.withLock { $0.checkin(slot, waiters: &$1) }?.resume(returning: slot)
     }
 
     @Test func aReturnedSlotGoesToTheOldestCallerStillWaiting() async throws {
@@ -91,40 +91,6 @@ struct PoolStateTests {
         #expect(queue.count == 1, "the ring line's slot went back, not to the urgent caller")
         checkin(spare, queue)
         #expect(try await urgent.value === spare)
-    }
-
-    @Test func whileARingIsInFlightJobStatementsWaitAndOthersGo() async throws {
-        let queue = queue(size: 2)
-        _ = queue.withLockedValue { $0.ringStarted(at: clock.now) }
-        let normal = checkout(queue)
-        try await TestSupport.waitUntil("the job's statement waits beside a free slot") { queue.count == 1 }
-        let urgent = try await checkout(queue, priority: .urgent).value
-        checkin(urgent, queue)
-        #expect(queue.count == 1, "a slot checked in goes to no job statement while the ring is in flight")
-
-        let admitted = queue.withLock {
-            $0.ringEnded()
-            return $0.heldBack(at: clock.now, waiters: &$1)
-        }
-        #expect(admitted.count == 1)
-        for (waiter, slot) in admitted { waiter.resume(returning: slot) }
-        _ = try await normal.value
-        #expect(queue.withLock { $0.statistics(waiting: $1.count) }.inUse == 1)
-    }
-
-    @Test func jobStatementsWaitForRingsNoLongerThanTheLongestGiveWay() async throws {
-        let queue = queue(size: 1)
-        #expect(queue.withLockedValue { $0.ringStarted(at: clock.now) } == clock.now + PoolState.longestGiveWay)
-        #expect(queue.withLockedValue { $0.ringStarted(at: clock.now) } == nil, "the first ring's give-way holds")
-        let urgent = try await checkout(queue, priority: .urgent).value
-        let normal = checkout(queue)
-        try await TestSupport.waitUntil("the job's statement waits") { queue.count == 1 }
-        clock.advance(by: PoolState.longestGiveWay)
-        checkin(urgent, queue)
-        #expect(try await normal.value === urgent, "past the longest give-way the job's statement goes")
-        await #expect(throws: PostgresError.poolTimeout) {
-            try await checkout(queue, priority: .ring, wait: .zero).value
-        }
     }
 
     @Test func pastMaxWaitingACallerIsRefusedAtOnce() async throws {
