@@ -2,10 +2,4 @@
 /// out; that hand-over under the pool's lock is what makes the unchecked `Sendable` sound.
 final class PoolSlot: @unchecked Sendable {
     var connection: PostgresConnection?
-    /// Whether the slot is one of the ring line's, which only `PoolPriority.ring` callers take.
-    let isRingLine: Bool
-
-    init(isRingLine: Bool) {
-        self.isRingLine = isRingLine
-    }
 }

@@ -5,9 +5,6 @@ import Waiting
 /// a ring's claim waited in one line with them for up to the pool's wait limit (p99 250–500 ms,
 /// and some answered 503 at the limit).
 public enum PoolPriority: Int, Sendable, CaseIterable {
-    /// A ring's claim: first to the ring line's connections (`PostgresConfiguration.ringConnections`),
-    /// which no other caller takes, then to any free one; ahead of `urgent` for a freed connection.
-    case ring
     case urgent
     case normal
 }
@@ -21,31 +18,23 @@ struct PoolState: Sendable {
     let size: Int
     /// Free slots; those holding an open connection sit at the end and are handed out first.
     private var free: [PoolSlot]
-    /// Free slots of the ring line, taken by `ring` callers only: a ring's claim then finds a
-    /// connection whose backend no push job or group commit keeps busy.
-    private var ringFree: [PoolSlot]
     private var inUse = 0
     private(set) var isShutDown = false
     var backoff = ConnectBackoff()
 
-    /// `size` slots for every caller and `ringLine` more for `ring` callers only.
-    init(size: Int, ringLine: Int = 0) {
-        self.size = size + ringLine
-        free = (0..<size).map { _ in PoolSlot(isRingLine: false) }
-        ringFree = (0..<ringLine).map { _ in PoolSlot(isRingLine: true) }
+    init(size: Int) {
+        self.size = size
+        free = (0..<size).map { _ in PoolSlot() }
     }
 
     func statistics(waiting: Int) -> PoolStatistics {
-        PoolStatistics(
-            size: size, inUse: inUse,
-            idle: free.count { $0.connection != nil } + ringFree.count { $0.connection != nil }, waiting: waiting)
+        PoolStatistics(size: size, inUse: inUse, idle: free.count { $0.connection != nil }, waiting: waiting)
     }
 
     /// A free slot, nil when the caller must wait; throws `.unavailable` after shutdown.
-    mutating func admit(_ priority: PoolPriority) throws -> PoolSlot? {
+    mutating func admit() throws -> PoolSlot? {
         guard !isShutDown else { throw PostgresError.unavailable }
-        let ringSlot = priority == .ring ? ringFree.popLast() : nil
-        guard let slot = ringSlot ?? free.popLast() else { return nil }
+        guard let slot = free.popLast() else { return nil }
         inUse += 1
         return slot
     }
@@ -54,23 +43,17 @@ struct PoolState: Sendable {
     mutating func checkin(_ slot: PoolSlot, waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
         if isShutDown {
             slot.connection = nil
-        } else if let next = Self.next(for: slot, in: &waiters) {
+        } else if let next = waiters.popFirst(lane: PoolPriority.urgent.rawValue)
+            ?? waiters.popFirst(lane: PoolPriority.normal.rawValue)
+        {
             return next
-        } else if slot.isRingLine {
-            ringFree.insert(slot, at: slot.connection == nil ? 0 : ringFree.endIndex)
+        } else if slot.connection == nil {
+            free.insert(slot, at: 0)
         } else {
-            free.insert(slot, at: slot.connection == nil ? 0 : free.endIndex)
+            free.append(slot)
         }
         inUse -= 1
         return nil
-    }
-
-    /// A waiting ring first, then (for a slot not of the ring line) an urgent caller, then the rest.
-    private static func next(for slot: PoolSlot, in waiters: inout Waiters<Void, PoolSlot>) -> Waiter<Void, PoolSlot>? {
-        if let ring = waiters.popFirst(lane: PoolPriority.ring.rawValue) { return ring }
-        guard !slot.isRingLine else { return nil }
-        return waiters.popFirst(lane: PoolPriority.urgent.rawValue)
-            ?? waiters.popFirst(lane: PoolPriority.normal.rawValue)
     }
 
     /// Stops handing out slots. Returns the waiters to fail and the free slots to close.
@@ -78,7 +61,7 @@ struct PoolState: Sendable {
         waiters: [Waiter<Void, PoolSlot>], free: [PoolSlot]
     ) {
         isShutDown = true
-        defer { (free, ringFree) = ([], []) }
-        return (waiters.removeAll(), free + ringFree)
+        defer { free = [] }
+        return (waiters.removeAll(), free)
     }
 }

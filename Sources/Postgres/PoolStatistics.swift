@@ -1,6 +1,6 @@
 /// A snapshot of the pool, for metrics and /readyz.
 public struct PoolStatistics: Sendable, Equatable {
-    /// Configured number of connections, the ring line's included.
+    /// Configured number of connections.
     public var size: Int
     /// Connections held by callers.
     public var inUse: Int

@@ -10,14 +10,6 @@ public struct PostgresConfiguration: Sendable {
     /// means the server or the network is stuck; the connection is then dropped as lost.
     public var statementTimeout: Duration = .seconds(1)
     public var poolSize = 10
-    /// Connections beside `poolSize` that only a ring's claim takes (`PoolPriority.ring`), opened
-    /// on first use like the others. On connections it shared with a push job and the group
-    /// commits, a ring's claim waited for one to come free and then for a backend that had just
-    /// run a job's statements. A claim holds its connection until its COMMIT has answered, which
-    /// during a job takes 8–12 ms at the median and 150 ms at p99 (the WAL flush behind the job's):
-    /// at 200 rings/s that keeps two or three busy on average. With all taken, a ring takes any
-    /// free connection or waits first in line.
-    public var ringConnections = 4
     /// Of the pool's connections, how many run group-commit batches at once (the rest serve
     /// reads). Fewer means larger batches: on a small server one, whose batches share one WAL flush
     /// and one statement among the most writes, served the most.

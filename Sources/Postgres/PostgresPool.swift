@@ -23,13 +23,11 @@ public final class PostgresPool: Sendable {
         self.configuration = configuration
         self.logger = logger
         let size = max(1, configuration.poolSize)
-        let ringLine = max(0, configuration.ringConnections)
-        threads = NIOThreadPool(numberOfThreads: size + ringLine)
+        threads = NIOThreadPool(numberOfThreads: size)
         threads.start()
         // One watcher task expires every caller's `poolWaitTimeout`, and the gauge follows.
         state = PoolState.Queue(
-            PoolState(size: size, ringLine: ringLine), lanes: PoolPriority.allCases.count,
-            maximumWaiting: configuration.maxWaiting,
+            PoolState(size: size), lanes: PoolPriority.allCases.count, maximumWaiting: configuration.maxWaiting,
             timeoutError: PostgresError.poolTimeout, fullError: PostgresError.queueFull,
             didExpire: { [metrics] state, waiting in metrics.record(state.statistics(waiting: waiting)) })
         metrics.record(statistics)
@@ -91,7 +89,7 @@ public final class PostgresPool: Sendable {
     private func checkout(_ priority: PoolPriority) async throws -> PoolSlot {
         let slot = try await state.wait(
             for: (), lane: priority.rawValue, until: state.clock.now + configuration.poolWaitTimeout,
-            admit: { state, _ in try state.admit(priority) },
+            admit: { state, _ in try state.admit() },
             whenQueued: { metrics.record(statistics) })
         metrics.record(statistics)
         return slot
@@ -135,9 +133,6 @@ public final class PostgresPool: Sendable {
         }
         guard state.withLockedValue({ $0.backoff.mayConnect(at: .now) }) else { throw PostgresError.unavailable }
         do {
-            var configuration = configuration
-            // Tells the ring line's backends apart in `pg_stat_activity` (and in `ps`/`perf`).
-            if slot.isRingLine { configuration.applicationName += " ring" }
             let connection = try PostgresConnection.open(configuration, metrics: metrics)
             if state.withLockedValue({ $0.backoff.succeeded() }) { logger.notice("PostgreSQL is reachable again") }
             slot.connection = connection

@@ -6,8 +6,7 @@ import RegistryCore
 /// A ring's one round trip: its claim and its users' devices.
 extension CallEventStore {
     /// `claim`, and every device of `users` read in the same transaction, sent in one round trip
-    /// on a connection of the pool's ring line (`PoolPriority.ring`: connections no push job or
-    /// group commit uses). A ring needs both before it sends; read beside each
+    /// on a connection of the urgent line. A ring needs both before it sends; read beside each
     /// other (the claim through the group commit, the devices through the read batcher in the
     /// pool's normal line) a ring waited for the slower of two draws, and the read queued behind a
     /// push job's statements. Returns as soon as the claim and the read have answered, before
@@ -41,7 +40,7 @@ extension CallEventStore {
                 do {
                     let asked = Date()
                     try await StoreFailure.translating {
-                        try await pool.withConnection(priority: .ring) { connection in
+                        try await pool.withConnection(priority: .urgent) { connection in
                             let connected = Date()
                             let sent = try connection.sendTransaction(
                                 [claim, devices, (Self.serverClockSQL, [])], answeredBeforeCommit: true)

@@ -5,15 +5,15 @@ import Waiting
 @testable import Postgres
 
 /// The pool's books in its waiter queue (`PoolState`): slots go to the oldest caller still
-/// waiting, ring and urgent callers before the others, the ring line's slots to rings only, the bound and the wait come from the configuration, and shutdown refuses everyone.
+/// waiting, urgent callers before the others, the bound and the wait come from the configuration, and shutdown refuses everyone.
 /// The queue itself is tested in `WaitingTests`.
 @Suite("Pool waiters", .timeLimit(.minutes(1)))
 struct PoolStateTests {
     let clock = ManualClock()
 
-    func queue(size: Int, ringLine: Int = 0, maxWaiting: Int = 8) -> PoolState.Queue {
+    func queue(size: Int, maxWaiting: Int = 8) -> PoolState.Queue {
         PoolState.Queue(
-            PoolState(size: size, ringLine: ringLine), lanes: PoolPriority.allCases.count, maximumWaiting: maxWaiting,
+            PoolState(size: size), lanes: PoolPriority.allCases.count, maximumWaiting: maxWaiting,
             timeoutError: PostgresError.poolTimeout,
             fullError: PostgresError.queueFull, clock: clock)
     }
@@ -23,9 +23,7 @@ struct PoolStateTests {
     ) -> Task<PoolSlot, any Error> {
         let deadline = clock.now + wait
         return Task {
-            try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in
-                try state.admit(priority)
-            }
+            try await queue.wait(for: (), lane: priority.rawValue, until: deadline) { state, _ in try state.admit() }
         }
     }
 
@@ -56,41 +54,6 @@ struct PoolStateTests {
         #expect(try await urgent.value === slot, "the urgent caller went first")
         checkin(slot, queue)
         #expect(try await normal.value === slot, "then the one that waited longer")
-    }
-
-    @Test func onlyARingTakesTheRingLine() async throws {
-        let queue = queue(size: 1, ringLine: 1)
-        let shared = try await checkout(queue).value
-        let normal = checkout(queue)
-        let urgent = checkout(queue, priority: .urgent)
-        try await TestSupport.waitUntil("two waiting, the ring line free") { queue.count == 2 }
-        let ring = try await checkout(queue, priority: .ring).value
-        #expect(ring.isRingLine && !shared.isRingLine)
-
-        checkin(ring, queue)
-        #expect(queue.count == 2, "a ring line's slot goes to no other caller")
-        checkin(shared, queue)
-        #expect(try await urgent.value === shared)
-        checkin(shared, queue)
-        #expect(try await normal.value === shared)
-    }
-
-    @Test func aRingTakesAnySlotWhenItsLineIsBusyAndGoesFirstForOne() async throws {
-        let queue = queue(size: 2, ringLine: 1)
-        let ringLine = try await checkout(queue, priority: .ring).value
-        let spare = try await checkout(queue, priority: .ring).value
-        #expect(ringLine.isRingLine && !spare.isRingLine, "a second ring took a shared slot")
-        let shared = try await checkout(queue).value
-        let urgent = checkout(queue, priority: .urgent)
-        try await TestSupport.waitUntil("one waiting") { queue.count == 1 }
-        let ring = checkout(queue, priority: .ring)
-        try await TestSupport.waitUntil("two waiting") { queue.count == 2 }
-        checkin(shared, queue)
-        #expect(try await ring.value === shared, "the ring went before the urgent caller")
-        checkin(ringLine, queue)
-        #expect(queue.count == 1, "the ring line's slot went back, not to the urgent caller")
-        checkin(spare, queue)
-        #expect(try await urgent.value === spare)
     }
 
     @Test func pastMaxWaitingACallerIsRefusedAtOnce() async throws {

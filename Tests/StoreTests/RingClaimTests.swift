@@ -6,55 +6,14 @@ import Testing
 
 @testable import Store
 
-/// A ring's claim and device read are one transaction on a connection of the pool's ring line:
-/// while a push job's statements hold every other connection, a ring takes one of its own; and
-/// when the ring line is busy too, a ring goes before the job's statements that wait, instead of
-/// queueing behind them for its devices.
+/// A ring's claim and device read are one transaction on a connection of the pool's urgent line:
+/// while a push job's statements hold every connection, a ring goes before the job's statements
+/// that wait, instead of queueing behind them for its devices.
 @Suite("Ring claim")
 struct RingClaimTests {
-    @Test func aRingsClaimTakesTheRingLineWhileAJobHoldsEveryOtherConnection() async throws {
-        try await TestDatabase.withPool("ring-line") {
-            $0.poolSize = 1
-            $0.ringConnections = 1
-            $0.statementTimeout = .seconds(30)
-            $0.poolWaitTimeout = .seconds(30)
-        } _: { pool in
-            let store = CallEventStore(pool: pool)
-            let gate = try await Gate.close(pool, key: "job")
-            let holding = Task {
-                try await pool.withConnection {
-                    _ = try $0.query("SELECT pg_advisory_xact_lock(hashtextextended('job', 0))")
-                }
-            }
-            try await TestSupport.waitUntil("the job's statement holds the pool's connection") {
-                pool.statistics.inUse == 1
-            }
-
-            let answered = try await store.claimReadingDevices(
-                id: "ring", digest: String(repeating: "a", count: 64), type: "call.ring",
-                deadline: Date().addingTimeInterval(60), of: [try UserID("callee")])
-            try await answered.committed.value
-
-            guard case .claimed(let row) = answered.claim else { throw TestSupportError("the ring was not claimed") }
-            #expect(row.id == "ring")
-            let names = try await gate.pool.withConnection {
-                try $0.query(
-                    """
-                    SELECT application_name FROM pg_stat_activity
-                     WHERE datname = current_database() AND application_name LIKE '% ring'
-                    """
-                ).rows.count
-            }
-            #expect(names == 1, "the ring line's backend is named apart")
-            try await gate.open()
-            try await holding.value
-        }
-    }
-
     @Test func aRingsClaimAndDeviceReadGoBeforeStatementsWaitingInTheNormalLine() async throws {
         try await TestDatabase.withPool("ring-claim") {
             $0.poolSize = 1
-            $0.ringConnections = 0
             $0.statementTimeout = .seconds(30)
             $0.poolWaitTimeout = .seconds(30)
         } _: { pool in

@@ -11,7 +11,7 @@ final class RingTimeline: Sendable {
     enum Stage: String, CaseIterable, Sendable {
         /// The claim's task asking the pool for a connection: the hops from the engine to it.
         case claimAsked = "claim_asked"
-        /// A connection of the pool's ring line taken for the claim, on the pool's thread: the
+        /// A connection of the pool's urgent line taken for the claim, on the pool's thread: the
         /// wait for a free connection (and for that thread to run).
         case connected
         /// The claim's transaction begun in PostgreSQL (its clock): the pipeline sent, and its
