@@ -38,6 +38,7 @@ extension CallEventStore {
             waiting.withLockedValue { $0 = continuation }
             committing = Task { [pool] in
                 do {
+                    let asked = Date()
                     try await StoreFailure.translating {
                         try await pool.withConnection(priority: .urgent) { connection in
                             let connected = Date()
@@ -46,7 +47,8 @@ extension CallEventStore {
                             _ = try connection.receiveTransaction(sent) { results in
                                 let clock = results[2].rows[0]
                                 let times = RingClaimTimes(
-                                    connected: connected, began: try clock.date("began"), read: try clock.date("read"))
+                                    asked: asked, connected: connected, began: try clock.date("began"),
+                                    read: try clock.date("read"))
                                 answer(
                                     .success(
                                         RingClaim.Answered(
@@ -88,10 +90,12 @@ public struct RingClaim: Sendable {
 }
 
 /// Where a ring's claim round trip spent its time, on the wall clock (the server's for `began` and
-/// `read`; on one machine, or with synchronised clocks, comparable with the caller's): `connected`
-/// ends the wait for a pool connection; `began` the way to the server and its backend's wake-up;
+/// `read`; on one machine, or with synchronised clocks, comparable with the caller's): `asked`
+/// when the claim's task asked the pool for a connection, `connected` when it had one on a pool
+/// thread; `began` the way to the server and its backend's wake-up;
 /// `read` the claim and the device read; the COMMIT (its WAL flush) comes after.
 public struct RingClaimTimes: Sendable {
+    public let asked: Date
     public let connected: Date
     public let began: Date
     public let read: Date

@@ -57,7 +57,7 @@ def signed(secret, user, count, prefix):
         sys.stdout.write(signature + "\t" + body + "\n")
 
 
-RING_STAGES = ["connected", "server_began", "server_read", "devices_read", "claimed", "sending", "handed_to_sender", "push_answered", "answered"]
+RING_STAGES = ["claim_asked", "connected", "server_began", "server_read", "devices_read", "claimed", "sending", "handed_to_sender", "push_answered", "answered"]
 
 
 def ring_stage_buckets(base):

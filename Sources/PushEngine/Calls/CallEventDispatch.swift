@@ -90,6 +90,7 @@ struct CallEventDispatch {
         let deadline = CallEventSending.deadline(of: event, now: Date())
         let ring = try await context.callEvents.claimReadingDevices(
             id: event.id, digest: event.digest, type: event.type.rawValue, deadline: deadline, of: event.userIDs)
+        timeline.reach(.claimAsked, at: ring.times.asked)
         timeline.reach(.connected, at: ring.times.connected)
         timeline.reach(.serverBegan, at: ring.times.began)
         timeline.reach(.serverRead, at: ring.times.read)

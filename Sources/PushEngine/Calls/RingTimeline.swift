@@ -9,6 +9,8 @@ import NIOConcurrencyHelpers
 /// its stages say which. One histogram series per stage, so p99s compare across stages.
 final class RingTimeline: Sendable {
     enum Stage: String, CaseIterable, Sendable {
+        /// The claim's task asking the pool for a connection: the hops from the engine to it.
+        case claimAsked = "claim_asked"
         /// A connection of the pool's urgent line taken for the claim, on the pool's thread: the
         /// wait for a free connection (and for that thread to run).
         case connected
