@@ -108,6 +108,84 @@ struct PushJobBatchTests {
         }
     }
 
+    /// Claims hold the job row `FOR KEY SHARE`: a claim goes on beside an outcome write in
+    /// progress (which updates the row's counters), and a cancel still waits for a claim in
+    /// progress and is seen by every claim after it. The first claim marks the job running.
+    @Test func aClaimDoesNotWaitForAnOutcomeWriteInProgress() async throws {
+        try await Self.withStore { store, pool in
+            let job = try await Self.job(of: 10, in: store, pool)
+            let first = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(60)))
+            let running = try #require(try await store.job(id: job))
+            #expect(running.status == .running && running.startedAt != nil, "\(running)")
+
+            let holding = try await Self.holdJobRow(
+                job, pool, "UPDATE push_jobs SET sent = sent WHERE id = $1", gate: "outcome-write")
+            let next = try #require(try await store.claim(job: job, limit: 4, lease: .seconds(60)))
+            #expect(next.deliveries.count == 4)
+            #expect(Set(next.deliveries.map(\.deviceID)).isDisjoint(with: first.deliveries.map(\.deviceID)))
+
+            try await holding.open()
+        }
+    }
+
+    @Test func aCancelWaitsForAClaimInProgressAndLaterClaimsSeeIt() async throws {
+        try await Self.withStore { store, pool in
+            let job = try await Self.job(of: 10, in: store, pool)
+            let holding = try await Self.holdJobRow(
+                job, pool, "SELECT FROM push_jobs WHERE id = $1 FOR KEY SHARE", gate: "claim")
+
+            let cancel = Task { try await store.cancel(id: job) }
+            try await TestSupport.waitUntil("the cancel waits for the claim in progress") {
+                try await holding.gate.pool.withConnection {
+                    try $0.query(
+                        """
+                        SELECT count(*) AS n FROM pg_stat_activity
+                         WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE push_jobs SET status = ''cancelled''%'
+                        """
+                    ).rows[0]["n"] == "1"
+                }
+            }
+
+            try await holding.open()
+            #expect(try await cancel.value?.status == .cancelled)
+            let after = try await store.claim(job: job, limit: 4, lease: .seconds(60))
+            #expect(after == nil, "a cancelled job is not live")
+        }
+    }
+
+    /// A transaction on a connection of `pool` that ran `statement` on `job`'s row and then waits,
+    /// holding its lock, until `open()`.
+    struct HeldJobRow {
+        let gate: Gate
+        let transaction: Task<Void, any Error>
+
+        func open() async throws {
+            try await gate.open()
+            try await transaction.value
+        }
+    }
+
+    static func holdJobRow(_ job: String, _ pool: PostgresPool, _ statement: String, gate key: String) async throws
+        -> HeldJobRow
+    {
+        let gate = try await Gate.close(pool, key: key)
+        let transaction = Task {
+            try await pool.withConnection { connection in
+                try connection.transaction { connection in
+                    _ = try connection.query(statement, [job])
+                    _ = try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key])
+                }
+            }
+        }
+        try await TestSupport.waitUntil("the transaction holds the job row") {
+            try await gate.pool.withConnection {
+                try $0.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+                    .rows[0]["n"] == "1"
+            }
+        }
+        return HeldJobRow(gate: gate, transaction: transaction)
+    }
+
     /// A worker's writes commit without waiting for the WAL flush, for their own transaction only:
     /// the connection goes back to the pool with a durable commit for whoever uses it next (a
     /// ring's claim). Why a lost worker write is safe: `PushJobStore.commitsWithoutWaitingForFlush`.
@@ -131,6 +209,8 @@ struct PushJobBatchTests {
     static func withStore(_ body: (PushJobStore, PostgresPool) async throws -> Void) async throws {
         try await TestDatabase.withPool("batches") {
             $0.poolSize = 2
+            // A statement that waits for a lock it should not need fails the test instead of hanging it.
+            $0.statementTimeout = .seconds(20)
         } _: { pool in
             try await body(PushJobStore(pool: pool), pool)
         }

@@ -204,15 +204,16 @@ public struct PushJobStore: Sendable {
     }
 
     /// Marks a live job cancelled: from its commit on, no worker claims another of its devices
-    /// (claims hold the job row `FOR SHARE`, which this update waits for). Returns the job as it
-    /// is then, cancelled or already over; nil for an unknown id.
+    /// (claims hold the job row `FOR KEY SHARE`, which the `FOR UPDATE` here waits for; the update
+    /// alone would not). Returns the job as it is then, cancelled or already over; nil for an
+    /// unknown id.
     public func cancel(id: String) async throws -> PushJob? {
         try await StoreFailure.translating {
             try await pool.withConnection { connection in
                 _ = try connection.queryPrepared(
                     """
                     UPDATE push_jobs SET status = 'cancelled', finished_at = now()
-                     WHERE id = $1 AND status IN ('queued', 'running')
+                     WHERE id = (SELECT id FROM push_jobs WHERE id = $1 FOR UPDATE) AND status IN ('queued', 'running')
                     """, [id])
                 return try connection.queryPrepared(
                     "SELECT \(Self.columns) FROM push_jobs WHERE id = $1 AND status <> 'receiving'", [id]
