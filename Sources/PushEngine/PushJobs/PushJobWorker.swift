@@ -64,15 +64,11 @@ final class PushJobWorker: Sendable {
         }
     }
 
-    /// Takes a claim slot, then claims and sends in a task of its own, so up to `parallelBatches`
-    /// claims are read at once: one claim at a time (a claim of 500 devices took ~20 ms on the
-    /// loaded fan-out bench) capped the job near 25,000 pushes/s, and the lanes ran dry whenever
-    /// claims slowed down.
     private func dispatch(into group: inout DiscardingTaskGroup) async {
         let claims = AsyncSlots(limit: settings.parallelBatches)
         var live: [Job] = []
         var parsed: [String: Job.Work] = [:]
-        let emptied = NIOLockedValueBox<Set<String>>([])
+        var emptied: Set<String> = []
         var turn = 0
         var refreshed = ContinuousClock.now - settings.pollEvery
         while !Task.isCancelled {
@@ -83,41 +79,39 @@ final class PushJobWorker: Sendable {
                         parsed[job.id].map { Job(live: job, work: $0) } ?? self.parse(job)
                     }
                     parsed = Dictionary(live.map { ($0.live.id, $0.work) }, uniquingKeysWith: { first, _ in first })
-                    emptied.withLockedValue { $0 = [] }
+                    emptied = []
                 } catch {
                     context.logger.debug("push jobs could not be listed", metadata: ["error": "\(error)"])
                 }
             }
-            do { try await claims.acquire() } catch { return }
-            let over = emptied.withLockedValue { $0 }
-            let candidates = live.filter { !over.contains($0.live.id) }
+            let candidates = live.filter { !emptied.contains($0.live.id) }
             guard !candidates.isEmpty else {
-                claims.release()
                 try? await Task.sleep(for: settings.pollEvery)
                 continue
             }
+            do { try await claims.acquire() } catch { return }
             let job = candidates[turn % candidates.count]
             turn &+= 1
+            let claim: PushJobClaim?
+            do {
+                claim = try await jobs.store.claim(job: job.live.id, limit: settings.batchSize, lease: settings.lease)
+            } catch {
+                claims.release()
+                if Task.isCancelled { return }
+                context.logger.warning(
+                    "push job claim failed", metadata: ["job": "\(job.live.id)", "error": "\(error)"])
+                try? await Task.sleep(for: settings.pollEvery)
+                continue
+            }
+            guard let claim, !claim.deliveries.isEmpty else {
+                // Nothing left to claim for now (all sent or in flight), or the job is over.
+                emptied.insert(job.live.id)
+                claims.release()
+                continue
+            }
             group.addTask {
-                defer { claims.release() }
-                do {
-                    guard
-                        let claim = try await self.jobs.store.claim(
-                            job: job.live.id, limit: self.settings.batchSize, lease: self.settings.lease),
-                        !claim.deliveries.isEmpty
-                    else {
-                        // Nothing left to claim for now (all sent or in flight), or the job is over.
-                        emptied.withLockedValue { _ = $0.insert(job.live.id) }
-                        return
-                    }
-                    await self.send(claim, of: job)
-                } catch {
-                    if Task.isCancelled { return }
-                    self.context.logger.warning(
-                        "push job claim failed", metadata: ["job": "\(job.live.id)", "error": "\(error)"])
-                    // The slot stays taken meanwhile, so a database that fails is not hammered.
-                    try? await Task.sleep(for: self.settings.pollEvery)
-                }
+                await self.send(claim, of: job)
+                claims.release()
             }
         }
     }
