@@ -7,27 +7,15 @@ import Testing
 @testable import HTTPServer
 
 /// The connection rules on an EmbeddedChannel with a virtual clock: no sockets, no sleeping.
-///
-/// A class, so `deinit` can finish every channel a test made and shut its loop down: otherwise
-/// the pipeline, the handler's timer closures and the EmbeddedEventLoop keep each other alive
-/// (LeakSanitizer reported ~70 objects per run; the live-server tests never leaked).
 @Suite final class ConnectionStateHandlerTests {
     private let timeouts = ConnectionStateHandler.Timeouts(
         idle: .seconds(60), headerRead: .seconds(10), bodyRead: .seconds(10))
-    private var channels: [EmbeddedChannel] = []
-
-    deinit {
-        for channel in channels {
-            _ = try? channel.finish()
-            try? channel.embeddedEventLoop.syncShutdownGracefully()
-        }
-    }
+    private let channels = EmbeddedChannels()
 
     private func makeChannel() throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel(handler: ConnectionStateHandler(timeouts: timeouts))
-        channels.append(channel)
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        return channel
+        try channels.make { [timeouts] in
+            try $0.pipeline.syncOperations.addHandler(ConnectionStateHandler(timeouts: timeouts))
+        }
     }
 
     private let requestHead = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/")

@@ -9,22 +9,13 @@ import Testing
 /// The connection's pipeline as the server builds it, on an EmbeddedChannel: what reaches the
 /// socket for each kind of answer.
 @Suite final class ResponseEncoderTests {
-    private var channels: [EmbeddedChannel] = []
-
-    deinit {
-        for channel in channels {
-            _ = try? channel.finish()
-            try? channel.embeddedEventLoop.syncShutdownGracefully()
-        }
-    }
+    private let channels = EmbeddedChannels()
 
     private func makeChannel() throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel()
-        channels.append(channel)
-        try HTTPPipeline.configure(
-            channel, configuration: HTTPServerConfiguration(), logger: Logger(label: "test"))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        return channel
+        try channels.make { channel in
+            try HTTPPipeline.configure(
+                channel, configuration: HTTPServerConfiguration(), logger: Logger(label: "test"))
+        }
     }
 
     private func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) -> ResponsePart {
