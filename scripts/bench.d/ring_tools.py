@@ -172,6 +172,13 @@ def complete_response(buffer):
     return (status, buffer[head_end + 4:last], buffer[last + 7:]) if last >= 0 else None
 
 
+def says_close(buffer):
+    """Whether the response head at the start of BUFFER says `Connection: close` (the service
+    says so on a connection's last answer, MAX_REQUESTS_PER_CONNECTION, 1,000 by default)."""
+    head = buffer[:buffer.find(b"\r\n\r\n")].lower()
+    return re.search(rb"\nconnection:\s*close", head) is not None
+
+
 def sink_arrivals(path):
     """{event id: first arrival at the sink, wall clock s} from the sink's ring log
     ("<µs since the epoch> <event id>" per push to the ringing token)."""
@@ -241,7 +248,11 @@ def paced(base, secret, user, rate, seconds, connections=64):
                 failures.append(status)
             selector.unregister(connection)
             del in_flight[connection]
-            idle.append(connection)
+            if says_close(state[2]):
+                # The service closes it after this answer: a request sent on it would be reset.
+                connection.close()
+            else:
+                idle.append(connection)
         now = time.monotonic()
         while sent < total and start + sent / rate <= now:
             # All busy: one more connection, as a client pool would open (the due time still counts).
