@@ -50,8 +50,7 @@ struct BatchQueueTests {
         let queue = queue(maxLength: 2, performed: performed, gate: gate)
         let stuck = Task { try await queue.submit(0) }
         try await TestSupport.waitUntil("the runner holds item 0") { performed.all == [[0]] }
-        let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
-        try await TestSupport.waitUntil("two queued") { queue.waiting == 2 }
+        let queued = try await submitInOrder([1, 2], to: queue)
         await #expect(throws: PostgresError.queueFull) { try await queue.submit(3) }
         #expect(!gate.isOpen)
         gate.open()
@@ -114,13 +113,24 @@ struct BatchQueueTests {
         }
     }
 
+    /// Submits `items` one after the other, each queued before the next is submitted: two tasks
+    /// started together may reach the queue in either order, and the tests read the batches'.
+    func submitInOrder(_ items: [Int], to queue: BatchQueue<Int, Int>) async throws -> [Task<Int, any Error>] {
+        var tasks: [Task<Int, any Error>] = []
+        for item in items {
+            let waiting = queue.waiting
+            tasks.append(Task { try await queue.submit(item) })
+            try await TestSupport.waitUntil("\(item) queued") { queue.waiting == waiting + 1 }
+        }
+        return tasks
+    }
+
     @Test func aSessionTakesTheRequestsThatWaitedWhileItRanTheBatchBefore() async throws {
         let (performed, gate) = (PerformedBatches(), PerformGate())
         let queue = sessionQueue(performed: performed, gate: gate)
         let first = Task { try await queue.submit(0) }
         try await TestSupport.waitUntil("the session holds item 0") { performed.all == [[0]] }
-        let queued = [1, 2].map { item in Task { try await queue.submit(item) } }
-        try await TestSupport.waitUntil("two queued") { queue.waiting == 2 }
+        let queued = try await submitInOrder([1, 2], to: queue)
         gate.open()
         #expect(try await first.value == 0)
         for (item, task) in zip([1, 2], queued) { #expect(try await task.value == item * 2) }
