@@ -77,6 +77,12 @@ final class PushStreamHandler: ChannelDuplexHandler {
 
     /// Writes `request` on a new stream and calls `completion` with its answer (see the type).
     func start(_ request: PushHTTPRequest, timeout: TimeAmount, completion: @escaping Completion) {
+        start(request, body: ByteBuffer(bytes: request.body), timeout: timeout, completion: completion)
+    }
+
+    /// `start(_:timeout:completion:)` with the request's body already in a buffer (`StreamStarts`
+    /// puts the bodies of the requests it starts together in one).
+    func start(_ request: PushHTTPRequest, body: ByteBuffer, timeout: TimeAmount, completion: @escaping Completion) {
         guard let context, context.channel.isActive, nextStreamID <= Int(HTTP2StreamID.maxID) else {
             // Client stream ids are odd and never reused: a connection that ran out of them retires.
             if nextStreamID > Int(HTTP2StreamID.maxID) { state.withLockedValue { $0.retired = true } }
@@ -90,7 +96,7 @@ final class PushStreamHandler: ChannelDuplexHandler {
 
         context.write(
             wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: request.headers)))), promise: nil)
-        let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
+        let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(body), endStream: true)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.assumeIsolated().whenComplete { [self] result in
             switch result {
