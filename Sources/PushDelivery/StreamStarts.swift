@@ -21,10 +21,11 @@ final class StreamStarts: Sendable {
     }
 
     /// Starts `request` on the event loop (at once when called there); `completion` gets its answer.
-    func start(_ request: PushHTTPRequest, timeout: TimeAmount, completion: @escaping PushStreamHandler.Completion) {
+    func start(_ request: PushHTTPRequest, timeout: TimeAmount, completion: PushStreamHandler.Completion) {
         let eventLoop = streams.eventLoop
         if eventLoop.inEventLoop {
-            return streams.value.start(request, timeout: timeout, completion: completion)
+            return streams.value.start(
+                request, body: ByteBuffer(bytes: request.body), timeout: timeout, completion: completion)
         }
         let first = waiting.withLockedValue { waiting in
             waiting.append(Start(request: request, timeout: timeout, completion: completion))

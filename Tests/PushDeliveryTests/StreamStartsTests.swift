@@ -22,7 +22,7 @@ import Testing
         #expect(!channel.eventLoop.inEventLoop)
         for body in bodies {
             let request = PushHTTPRequest(authority: "push.example", path: "/", body: Array(body.utf8), fields: 0)
-            starts.start(request, timeout: .seconds(10)) { _ in }
+            starts.start(request, timeout: .seconds(10), completion: .call { _ in })
         }
         await channel.testingEventLoop.run()
         var sent: [HTTP2StreamID: String] = [:]
