@@ -16,8 +16,10 @@ final class FlushCoalescer: ChannelOutboundHandler {
     private static let gatherLimit = 64 * 1024
 
     private var gathered: ByteBuffer?
-    /// The promise of the last write gathered; the earlier ones are cascaded from it.
-    private var gatheredPromise: EventLoopPromise<Void>?
+    /// The promises of the writes gathered, completed in the order written with the write that
+    /// carries them. Cascading each to the one before cost a callback allocated per stream and,
+    /// at the write's end, a chain of completions as deep as the writes it gathered.
+    private var gatheredPromises: [EventLoopPromise<Void>] = []
     private var flushPending = false
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -31,10 +33,7 @@ final class FlushCoalescer: ChannelOutboundHandler {
             gathered!.clear()  // TLS has sealed what it was passed: its memory is ours again.
         }
         gathered!.writeBuffer(&buffer)
-        if let promise {
-            if let earlier = gatheredPromise { promise.futureResult.cascade(to: earlier) }
-            gatheredPromise = promise
-        }
+        if let promise { gatheredPromises.append(promise) }
         if gathered!.readableBytes >= Self.gatherLimit { writeGathered(context: context) }
     }
 
@@ -54,17 +53,28 @@ final class FlushCoalescer: ChannelOutboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        gatheredPromise?.fail(ChannelError.ioOnClosedChannel)
-        gatheredPromise = nil
+        let promises = gatheredPromises
+        gatheredPromises.removeAll()
+        for promise in promises { promise.fail(ChannelError.ioOnClosedChannel) }
     }
 
     /// Passes on what is gathered. The buffer is kept and cleared at the next write, once TLS
     /// has sealed it (at the flush that follows) and dropped it, so its memory is reused.
     private func writeGathered(context: ChannelHandlerContext) {
         guard let buffer = gathered, buffer.readableBytes > 0 else { return }
-        let promise = gatheredPromise
-        gatheredPromise = nil
         gathered!.moveReaderIndex(forwardBy: buffer.readableBytes)
-        context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
+        context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: takePromises(context.eventLoop))
+    }
+
+    /// One promise for the write of what is gathered, completing every gathered write's promise.
+    private func takePromises(_ eventLoop: any EventLoop) -> EventLoopPromise<Void>? {
+        guard gatheredPromises.count > 1 else { return gatheredPromises.popLast() }
+        let promises = gatheredPromises
+        gatheredPromises.removeAll(keepingCapacity: true)
+        let written = eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { result in
+            for promise in promises { promise.completeWith(result) }
+        }
+        return written
     }
 }

@@ -137,7 +137,7 @@ final class HTTP2Connection: Sendable {
     {
         defer { releaseStream() }
         let answer = await withUnsafeContinuation { continuation in
-            starts.start(request, timeout: TimeAmount(timeout)) { continuation.resume(returning: $0) }
+            starts.start(request, timeout: TimeAmount(timeout), completion: .resume(continuation))
         }
         let failure: ConnectionFailure
         switch answer {

@@ -21,10 +21,21 @@ final class PushStreamHandler: ChannelDuplexHandler {
         let written: Bool
     }
 
-    /// Called once, on the event loop, with a request's answer. A closure rather than a promise:
-    /// the future, its callback list and its hop to an awaiting task were a tenth of the cost of
-    /// a request here.
-    typealias Completion = @Sendable (Result<PushHTTPResponse, Failure>) -> Void
+    /// Who gets a request's answer, once, on the event loop: a closure, or the continuation of
+    /// the task awaiting it (`HTTP2Connection.send`), resumed directly (a closure around it was an
+    /// allocation per push). Not a promise: the future, its callback list and its hop to an
+    /// awaiting task were a tenth of the cost of a request here.
+    enum Completion: Sendable {
+        case call(@Sendable (Result<PushHTTPResponse, Failure>) -> Void)
+        case resume(UnsafeContinuation<Result<PushHTTPResponse, Failure>, Never>)
+
+        func callAsFunction(_ result: Result<PushHTTPResponse, Failure>) {
+            switch self {
+            case .call(let call): call(result)
+            case .resume(let continuation): continuation.resume(returning: result)
+            }
+        }
+    }
 
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -40,7 +51,7 @@ final class PushStreamHandler: ChannelDuplexHandler {
         var written = false
         var response: PushHTTPResponse?
 
-        init(completion: @escaping Completion, deadline: NIODeadline) {
+        init(completion: Completion, deadline: NIODeadline) {
             self.completion = completion
             self.deadline = deadline
         }
@@ -76,7 +87,16 @@ final class PushStreamHandler: ChannelDuplexHandler {
     }
 
     /// Writes `request` on a new stream and calls `completion` with its answer (see the type).
-    func start(_ request: PushHTTPRequest, timeout: TimeAmount, completion: @escaping Completion) {
+    func start(
+        _ request: PushHTTPRequest, timeout: TimeAmount,
+        completion: @escaping @Sendable (Result<PushHTTPResponse, Failure>) -> Void
+    ) {
+        start(request, body: ByteBuffer(bytes: request.body), timeout: timeout, completion: .call(completion))
+    }
+
+    /// `start(_:timeout:completion:)` with the request's body already in a buffer (`StreamStarts`
+    /// puts the bodies of the requests it starts together in one).
+    func start(_ request: PushHTTPRequest, body: ByteBuffer, timeout: TimeAmount, completion: Completion) {
         guard let context, context.channel.isActive, nextStreamID <= Int(HTTP2StreamID.maxID) else {
             // Client stream ids are odd and never reused: a connection that ran out of them retires.
             if nextStreamID > Int(HTTP2StreamID.maxID) { state.withLockedValue { $0.retired = true } }
@@ -90,7 +110,7 @@ final class PushStreamHandler: ChannelDuplexHandler {
 
         context.write(
             wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: request.headers)))), promise: nil)
-        let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(bytes: request.body)), endStream: true)
+        let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(body), endStream: true)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.assumeIsolated().whenComplete { [self] result in
             switch result {

@@ -44,7 +44,7 @@ public enum TextRules {
 /// A set of ASCII characters, tested on UTF-8 bytes: no byte of a non-ASCII character is ever in
 /// it, so a text passes only when it is all ASCII and all in the set.
 public struct ASCIISet: Sendable {
-    private var mask: (low: UInt64, high: UInt64) = (0, 0)
+    @usableFromInline var mask: (low: UInt64, high: UInt64) = (0, 0)
 
     /// The set of `characters`, which must all be ASCII.
     public init(_ characters: String) {
@@ -55,14 +55,16 @@ public struct ASCIISet: Sendable {
     }
 
     /// Whether the UTF-8 byte `byte` is in the set; false for every byte of a non-ASCII character.
-    public func contains(_ byte: UInt8) -> Bool {
+    @inlinable public func contains(_ byte: UInt8) -> Bool {
         byte < 64 ? mask.low & (1 << byte) != 0 : byte < 128 && mask.high & (1 << (byte - 64)) != 0
     }
 
     /// Whether every character of `text` is in the set (true for an empty text).
     /// A loop rather than `allSatisfy(contains)`: the partially applied method is a closure
-    /// allocated on every call, and this runs on every field of every registration.
-    public func containsAll(_ text: some StringProtocol) -> Bool {
+    /// allocated on every call, and this runs on every field of every registration. Inlinable, so
+    /// that a caller in another module gets it for its own string type: unspecialized, each byte
+    /// went through a generic iterator (0.7–2 % of the push job's CPU, checking APNs tokens).
+    @inlinable public func containsAll(_ text: some StringProtocol) -> Bool {
         for byte in text.utf8 where !contains(byte) { return false }
         return true
     }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -26,5 +27,22 @@ import Testing
         channel.writeAndFlush(ByteBuffer(string: "NEXT"), promise: nil)
         channel.embeddedEventLoop.run()
         #expect(try channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(string: "NEXT"))
+    }
+
+    /// Every write gathered learns the outcome of the one write that carried it, in the order written.
+    @Test func theGatheredWritesPromisesCompleteInTheOrderWrittenWithTheirWrite() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(FlushCoalescer())
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        let completed = NIOLockedValueBox<[String]>([])
+        for name in ["first", "second", "third"] {
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenSuccess { completed.withLockedValue { $0.append(name) } }
+            channel.write(ByteBuffer(string: name), promise: promise)
+        }
+        channel.flush()
+        channel.embeddedEventLoop.run()
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(string: "firstsecondthird"))
+        #expect(completed.withLockedValue { $0 } == ["first", "second", "third"])
     }
 }
