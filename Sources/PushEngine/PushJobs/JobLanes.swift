@@ -73,10 +73,10 @@ final class JobLanes: Sendable {
     }
 
     /// Senders per provider now: half while a ring is in flight. The job keeps both cores busy,
-    /// and a ring's PostgreSQL backend waited for a core behind it (its p99 from the webhook to
-    /// the push at the sink 13–83 ms during the million-device job); with half the job's pushes
-    /// in flight there are idle moments, and the ring's steps get a core at once. A sender over
-    /// the limit ends after its push; the next claim queued starts them again up to the limit.
+    /// and a ring's PostgreSQL backend waited for a core behind it: with the WAL in memory the
+    /// ring's p99 to the sink was 46–54 ms on main during the million-device job, 8–26 ms giving
+    /// way, the job 9 % slower (docs/performance.md, "ringsched"). A sender over the limit ends
+    /// after its push; the next claim queued starts them again up to the limit.
     private var limit: Int { rings.any ? max(1, sendersPerProvider / 2) : sendersPerProvider }
 
     /// Queues `claim`'s devices `indices` behind `provider`'s earlier claims, starting senders up
