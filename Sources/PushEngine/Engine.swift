@@ -21,6 +21,7 @@ public final class Engine: Service, Sendable {
     let callComposers: CallComposerSetup
     let pushJobs: PushJobs
     let tasks: EngineTasks
+    let ringsInFlight = RingsInFlight()
     package let events = RegistryEvents()
     let providerIndex = ProviderIndex()
     let logger: Logger

@@ -45,7 +45,7 @@ struct JobLanesTests {
     }
 
     @Test func eachProviderSendsTheOlderClaimFirstAndEveryClaimGetsItsRecords() async throws {
-        let lanes = JobLanes(sendersPerProvider: 1, tasks: EngineTasks())
+        let lanes = JobLanes(sendersPerProvider: 1, givingWayTo: RingsInFlight(), tasks: EngineTasks())
         let gate = Gate()
         let sent = NIOLockedValueBox<[String: [Int64]]>([:])
         let send: ClaimSending.Send = { delivery in
@@ -81,7 +81,7 @@ struct JobLanesTests {
     }
 
     @Test func aProviderHasAtMostItsSendersInFlight() async throws {
-        let lanes = JobLanes(sendersPerProvider: 3, tasks: EngineTasks())
+        let lanes = JobLanes(sendersPerProvider: 3, givingWayTo: RingsInFlight(), tasks: EngineTasks())
         let inFlight = NIOLockedValueBox((now: 0, most: 0))
         let claim = ClaimSending(try (0..<40).map { try Self.delivery($0, provider: "p") }) { delivery in
             inFlight.withLockedValue {
@@ -96,5 +96,59 @@ struct JobLanesTests {
         #expect(records.count == 40)
         let most = inFlight.withLockedValue { $0.most }
         #expect((1...3).contains(most), "\(most) at once")
+    }
+
+    /// A claim of `count` devices of provider "p" from `first` on.
+    static func claim(_ first: Int64, _ count: Int64, send: @escaping ClaimSending.Send) throws -> ClaimSending {
+        ClaimSending(try (first..<first + count).map { try delivery($0, provider: "p") }, send: send)
+    }
+
+    @Test func whileARingIsInFlightAProviderStartsHalfItsSendersAndAllAgainAfter() async throws {
+        let (rings, tasks) = (RingsInFlight(), EngineTasks())
+        let lanes = JobLanes(sendersPerProvider: 4, givingWayTo: rings, tasks: tasks)
+        let gate = Gate()
+        let send: ClaimSending.Send = { delivery in
+            await gate.pass()
+            return Self.record(delivery)
+        }
+        let ringing = Gate()
+        let ring = Task { await rings.during { await ringing.pass() } }
+        try await TestSupport.waitUntil("the ring is in flight") { await ringing.waitingCount == 1 }
+        let during = Task { try await Self.claim(0, 8, send: send).send(through: lanes) }
+        try await TestSupport.waitUntil("two senders wait") { await gate.waitingCount >= 2 }
+        // Every sender is started before any reaches the gate, and none ends while it is shut.
+        #expect(tasks.count == 2)
+        await ringing.open()
+        await ring.value
+        let after = Task { try await Self.claim(8, 8, send: send).send(through: lanes) }
+        try await TestSupport.waitUntil("the next claim starts the other two") { await gate.waitingCount == 4 }
+        #expect(tasks.count == 4)
+        await gate.open()
+        let (duringRecords, afterRecords) = (try await during.value, try await after.value)
+        #expect(duringRecords.count == 8 && afterRecords.count == 8)
+    }
+
+    @Test func whenARingStartsSendersOverHalfEndAfterTheirPush() async throws {
+        let (rings, tasks) = (RingsInFlight(), EngineTasks())
+        let lanes = JobLanes(sendersPerProvider: 4, givingWayTo: rings, tasks: tasks)
+        let (first, later) = (Gate(), Gate())
+        // The four senders take devices 0-3 first.
+        let claim = try Self.claim(0, 12) { delivery in
+            await (delivery.deviceID < 4 ? first : later).pass()
+            return Self.record(delivery)
+        }
+        let records = Task { await claim.send(through: lanes) }
+        try await TestSupport.waitUntil("four senders wait") { await first.waitingCount == 4 }
+        let ringing = Gate()
+        let ring = Task { await rings.during { await ringing.pass() } }
+        try await TestSupport.waitUntil("the ring is in flight") { await ringing.waitingCount == 1 }
+        await first.open()
+        try await TestSupport.waitUntil("two senders go on, two have ended") {
+            await later.waitingCount == 2 && tasks.count == 2
+        }
+        await ringing.open()
+        await ring.value
+        await later.open()
+        #expect(await records.value.count == 12)
     }
 }

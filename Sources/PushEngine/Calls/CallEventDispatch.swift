@@ -14,7 +14,12 @@ struct CallEventDispatch {
     /// abandon margin; a first poster that died meanwhile is answered `abandoned`.
     func post(_ event: CallEvent) async throws -> CallEventAnswer {
         let timeline = RingTimeline()
-        return try await Self.urgently { [self] in
+        // The push job gives way meanwhile (`JobLanes`).
+        return try await context.ringsInFlight.during { try await ringing(event, timeline) }
+    }
+
+    private func ringing(_ event: CallEvent, _ timeline: RingTimeline) async throws -> CallEventAnswer {
+        try await Self.urgently { [self] in
             while true {
                 let (found, devices, committed) = try await claim(event, timeline)
                 switch found {
@@ -62,7 +67,14 @@ struct CallEventDispatch {
     /// the event: then the redelivery rings (`CallEventStore.claim`).
     func wake(_ event: CallEvent, budget: Duration) async throws -> CallEventAnswer {
         let timeline = RingTimeline()
-        return try await Self.urgently { [self] in
+        // The push job gives way until the answer (`JobLanes`).
+        return try await context.ringsInFlight.during { try await waking(event, budget: budget, timeline) }
+    }
+
+    private func waking(_ event: CallEvent, budget: Duration, _ timeline: RingTimeline) async throws
+        -> CallEventAnswer
+    {
+        try await Self.urgently { [self] in
             let (found, devices, committed) = try await claim(event, timeline)
             switch found {
             case .claimed(let row):

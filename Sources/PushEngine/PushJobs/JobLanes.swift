@@ -41,10 +41,11 @@ final class JobLanes: Sendable {
             }
         }
 
-        /// The next push; nil, counting the sender asking out, when the line is empty.
-        func next() -> Push? {
+        /// The next push; nil, counting the sender asking out, when the line is empty or more
+        /// than `limit` senders are running.
+        func next(sendersAtMost limit: Int) -> Push? {
             state.withLockedValue { state in
-                guard let first = state.claims.first else {
+                guard let first = state.claims.first, state.senders <= limit else {
                     state.senders -= 1
                     return nil
                 }
@@ -60,14 +61,23 @@ final class JobLanes: Sendable {
     }
 
     private let sendersPerProvider: Int
+    private let rings: RingsInFlight
     private let lanes = NIOLockedValueBox<[ProviderName: Lane]>([:])
     private let tasks: EngineTasks
 
     /// The senders run as the engine's `tasks`, so shutdown waits for them.
-    init(sendersPerProvider: Int, tasks: EngineTasks) {
+    init(sendersPerProvider: Int, givingWayTo rings: RingsInFlight, tasks: EngineTasks) {
         self.sendersPerProvider = max(1, sendersPerProvider)
+        self.rings = rings
         self.tasks = tasks
     }
+
+    /// Senders per provider now: half while a ring is in flight. The job keeps both cores busy,
+    /// and a ring's PostgreSQL backend waited for a core behind it: with the WAL in memory the
+    /// ring's p99 to the sink was 46–54 ms on main during the million-device job, 8–26 ms giving
+    /// way, the job 9 % slower (docs/performance.md, "ringsched"). A sender over the limit ends
+    /// after its push; the next claim queued starts them again up to the limit.
+    private var limit: Int { rings.any ? max(1, sendersPerProvider / 2) : sendersPerProvider }
 
     /// Queues `claim`'s devices `indices` behind `provider`'s earlier claims, starting senders up
     /// to the limit.
@@ -79,10 +89,10 @@ final class JobLanes: Sendable {
             lanes[provider] = lane
             return lane
         }
-        let starting = lane.append(claim, indices: indices, sendersAtMost: sendersPerProvider)
+        let starting = lane.append(claim, indices: indices, sendersAtMost: limit)
         for _ in 0..<starting {
-            tasks.start {
-                while let push = lane.next() { await push.claim.send(at: push.index) }
+            tasks.start { [self] in
+                while let push = lane.next(sendersAtMost: limit) { await push.claim.send(at: push.index) }
             }
         }
     }

@@ -36,7 +36,9 @@ final class PushJobWorker: Sendable {
 
     init(context: Engine) {
         self.context = context
-        lanes = JobLanes(sendersPerProvider: context.pushJobs.settings.concurrency, tasks: context.tasks)
+        lanes = JobLanes(
+            sendersPerProvider: context.pushJobs.settings.concurrency, givingWayTo: context.ringsInFlight,
+            tasks: context.tasks)
     }
 
     /// Until cancelled.
