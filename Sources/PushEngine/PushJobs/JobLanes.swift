@@ -72,12 +72,14 @@ final class JobLanes: Sendable {
         self.tasks = tasks
     }
 
-    /// Senders per provider now: half while a ring is in flight. The job keeps both cores busy,
-    /// and a ring's PostgreSQL backend waited for a core behind it: with the WAL in memory the
-    /// ring's p99 to the sink was 46–54 ms on main during the million-device job, 8–26 ms giving
-    /// way, the job 9 % slower (docs/performance.md, "ringsched"). A sender over the limit ends
-    /// after its push; the next claim queued starts them again up to the limit.
-    private var limit: Int { rings.any ? max(1, sendersPerProvider / 2) : sendersPerProvider }
+    /// Senders per provider now: three quarters while a ring is in flight. The job keeps both
+    /// cores busy, and a ring's work waits for a core behind it. During the million-device job
+    /// (docs/performance.md, "the kernel's autogroup"), six runs each way: giving way to three
+    /// quarters, the job at 31,820–35,650 pushes/s and the rings' p99 at the sink 6.7–8.9 ms; to
+    /// half, 29,477–31,755 and 6.1–8.0; not giving way, the rings' p50 higher (3.2–4.2 ms against
+    /// 3.0–3.7). A sender over the limit ends after its push; the next claim queued starts them
+    /// again up to the limit.
+    private var limit: Int { rings.any ? max(1, sendersPerProvider * 3 / 4) : sendersPerProvider }
 
     /// Queues `claim`'s devices `indices` behind `provider`'s earlier claims, starting senders up
     /// to the limit.
